@@ -1,0 +1,6 @@
+// Library version of simpulse.
+#pragma once
+
+namespace simpulse {
+const char* version();
+}
