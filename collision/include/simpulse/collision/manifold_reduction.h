@@ -1,0 +1,19 @@
+// Reduction of a contact patch to at most four points, following Strashnov & Torgashev 2020, section V
+// (cylinder-terrain-collision.ru.txt; SEEDS.md section 2): keep the deepest point, the point farthest from
+// it, the point farthest from the line through those two, and the point that maximises the area of the
+// quadrilateral; when the first three are collinear keep only the two extreme points of the line.
+#pragma once
+
+#include <simpulse/collision/contact.h>
+
+#include <span>
+
+namespace simpulse {
+
+// Welds candidates closer than 1e-6 of the patch extent (their solver rows are identical to six digits; the
+// deeper one is kept), then writes at most four points into `out.points`/`out.count` and sets `out.normal`.
+// All candidates belong to one patch with normal `normal`; distances are measured in the plane perpendicular
+// to it. Deterministic: ties are resolved by candidate order.
+void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& normal, Manifold& out);
+
+}  // namespace simpulse
