@@ -1,0 +1,437 @@
+// EPA penetration depth (van den Bergen 2001/2003 sect. 4.3.6) on a fixed-capacity triangulated polytope, and
+// the signed distance query built from GJK on the cores plus EPA.
+//
+// Robustness choices: the computation runs in a frame centred on A (rounding then scales with the shapes, not
+// with their distance from the world origin); a GJK simplex with fewer than four points is blown up one
+// dimension at a time by probing support points off its affine hull, and a Minkowski difference found to have
+// no volume (cores of spheres and capsules) is answered directly; face normals come from the two shortest
+// edges; the expansion stops rather than build a face that is degenerate or leaves the origin outside,
+// keeping the best face so far.
+#include <simpulse/collision/epa.h>
+
+#include <cmath>
+#include <limits>
+
+namespace simpulse {
+
+namespace {
+
+constexpr int kMaxVertices = 128;
+constexpr int kMaxFaces = 2 * kMaxVertices;  // a closed triangulated polytope has 2V - 4 faces
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+// Relative thickness below which a set is flat (see gjk.cpp); rounding floor in ulps of the support points.
+constexpr double kFlat = 1e-10;
+constexpr double kRounding = 64 * kEps;
+// The depth tolerance never goes below this fraction of the size of A - B (touching contact has depth ~ 0).
+constexpr double kSizeFloor = 1e-6;
+
+struct Face {
+    std::array<int, 3> v;         // vertices, counter-clockwise seen from outside
+    std::array<int, 3> adj;       // face across edge i (v[i] -> v[i+1])
+    std::array<int, 3> adj_edge;  // index of that edge in adj[i]
+    Vec3 normal;                  // outward unit normal
+    double dist;                  // normal . x on the face plane; >= 0 while the origin is inside
+    bool alive;
+};
+
+struct HorizonEdge {
+    int face;
+    int edge;
+};
+
+// Storage is left uninitialised: only slots below vertex_count / face_count are ever read.
+struct Polytope {
+    std::array<Vec3, kMaxVertices> w;
+    std::array<Vec3, kMaxVertices> a;
+    std::array<Vec3, kMaxVertices> b;
+    int vertex_count = 0;
+    std::array<Face, kMaxFaces> faces;
+    int face_count = 0;
+    std::array<int, kMaxFaces> free_faces;
+    int free_count = 0;
+    std::array<HorizonEdge, kMaxFaces> horizon;
+    int horizon_count = 0;
+    double size = 0;      // max |w|: extent of A - B around the origin
+    double rounding = 0;  // absolute rounding level of w: kRounding * max(|a|, |b|)
+
+    int add_vertex(const Vec3& wi, const Vec3& ai, const Vec3& bi) {
+        w[vertex_count] = wi;
+        a[vertex_count] = ai;
+        b[vertex_count] = bi;
+        size = std::max(size, wi.norm());
+        rounding = std::max(rounding, kRounding * std::max(ai.norm(), bi.norm()));
+        return vertex_count++;
+    }
+
+    // Creates the face (i0, i1, i2); false when it is degenerate or no slot is left.
+    bool add_face(int i0, int i1, int i2, int& index) {
+        const Vec3& p0 = w[i0];
+        const Vec3& p1 = w[i1];
+        const Vec3& p2 = w[i2];
+        const Vec3 e01 = p1 - p0;
+        const Vec3 e12 = p2 - p1;
+        const Vec3 e20 = p0 - p2;
+        const double l01 = e01.squaredNorm(), l12 = e12.squaredNorm(), l20 = e20.squaredNorm();
+        // The cross product of the two shortest edges has the smallest rounding error.
+        Vec3 n;
+        double l_product;
+        if (l01 >= l12 && l01 >= l20) {
+            n = e12.cross(e20);
+            l_product = l12 * l20;
+        } else if (l12 >= l20) {
+            n = e20.cross(e01);
+            l_product = l20 * l01;
+        } else {
+            n = e01.cross(e12);
+            l_product = l01 * l12;
+        }
+        const double nn = n.squaredNorm();
+        if (!(nn > kFlat * kFlat * l_product)) return false;
+        if (free_count > 0) {
+            index = free_faces[--free_count];
+        } else if (face_count < kMaxFaces) {
+            index = face_count++;
+        } else {
+            return false;
+        }
+        Face& f = faces[index];
+        f.v = {i0, i1, i2};
+        f.normal = n / std::sqrt(nn);
+        f.dist = f.normal.dot(p0 + p1 + p2) / 3.0;
+        f.alive = true;
+        return true;
+    }
+
+    void remove_face(int index) {
+        faces[index].alive = false;
+        free_faces[free_count++] = index;
+    }
+
+    void link(int f, int i, int g, int j) {
+        faces[f].adj[i] = g;
+        faces[f].adj_edge[i] = j;
+        faces[g].adj[j] = f;
+        faces[g].adj_edge[j] = i;
+    }
+
+    // Depth-first walk over the faces visible from w (van den Bergen 2003, sect. 4.3.6): removes them and
+    // records the boundary of the visible region as an ordered loop of edges of the faces that remain.
+    void silhouette(int f, int edge, const Vec3& p, double visible_tol) {
+        Face& face = faces[f];
+        if (!face.alive) return;
+        if (face.normal.dot(p) - face.dist > visible_tol) {
+            remove_face(f);
+            const int e1 = (edge + 1) % 3, e2 = (edge + 2) % 3;
+            silhouette(face.adj[e1], face.adj_edge[e1], p, visible_tol);
+            silhouette(face.adj[e2], face.adj_edge[e2], p, visible_tol);
+        } else {
+            horizon[horizon_count++] = {f, edge};
+        }
+    }
+
+    // Adds vertex `vi` seen from face `seed`: replaces the visible region by a fan of faces around vi.
+    // Returns false when the result would be degenerate or not contain the origin (the polytope is then
+    // unusable).
+    bool expand(int seed, int vi, double visible_tol, double origin_tol) {
+        horizon_count = 0;
+        const Vec3 p = w[vi];
+        remove_face(seed);
+        const Face& s = faces[seed];
+        for (int i = 0; i < 3; ++i) silhouette(s.adj[i], s.adj_edge[i], p, visible_tol);
+        if (horizon_count < 3) return false;
+        int first = -1, previous = -1;
+        for (int k = 0; k < horizon_count; ++k) {
+            const HorizonEdge h = horizon[k];
+            const Face& g = faces[h.face];
+            const int from = g.v[(h.edge + 1) % 3];  // the new face keeps the orientation of the removed one
+            const int to = g.v[h.edge];
+            if (previous >= 0 && faces[previous].v[1] != from) return false;  // horizon is not a simple loop
+            int created;
+            if (!add_face(from, to, vi, created)) return false;
+            if (faces[created].dist < -origin_tol) return false;
+            link(created, 0, h.face, h.edge);
+            if (previous >= 0) link(previous, 1, created, 2);
+            if (first < 0) first = created;
+            previous = created;
+        }
+        if (faces[previous].v[1] != faces[first].v[0]) return false;
+        link(previous, 1, first, 2);
+        return true;
+    }
+
+    int closest_face() const {
+        int best = -1;
+        double best_dist = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < face_count; ++i) {
+            if (faces[i].alive && faces[i].dist < best_dist) {
+                best_dist = faces[i].dist;
+                best = i;
+            }
+        }
+        return best;
+    }
+};
+
+ConvexSupport shifted(const ConvexSupport& s, const Vec3& origin) {
+    ConvexSupport r = s;
+    r.pose.position -= origin;
+    return r;
+}
+
+struct SupportPoint {
+    Vec3 w, a, b;
+};
+
+SupportPoint minkowski_support(const ConvexSupport& a, const ConvexSupport& b, const Vec3& dir) {
+    SupportPoint p;
+    p.a = a.support(dir);
+    p.b = b.support(-dir);
+    p.w = p.a - p.b;
+    return p;
+}
+
+Vec3 any_orthogonal(const Vec3& u) {
+    // Cross with the coordinate axis least aligned with u.
+    const Vec3 m = u.cwiseAbs();
+    const Vec3 axis =
+        (m.x() <= m.y() && m.x() <= m.z()) ? Vec3::UnitX() : (m.y() <= m.z() ? Vec3::UnitY() : Vec3::UnitZ());
+    return u.cross(axis).normalized();
+}
+
+// Barycentric weights of the projection of the origin onto triangle (p0, p1, p2) with unit normal n, clamped
+// to the triangle (rounding can put the projection a hair outside).
+std::array<double, 3> triangle_weights(const Vec3& p0, const Vec3& p1, const Vec3& p2, const Vec3& n) {
+    const Vec3 p = n * n.dot(p0);
+    double c0 = std::max(0.0, n.dot((p1 - p).cross(p2 - p)));
+    double c1 = std::max(0.0, n.dot((p2 - p).cross(p0 - p)));
+    double c2 = std::max(0.0, n.dot((p0 - p).cross(p1 - p)));
+    const double sum = c0 + c1 + c2;
+    if (!(sum > 0)) return {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    return {c0 / sum, c1 / sum, c2 / sum};
+}
+
+// Result for a Minkowski difference without volume, or touching on a flat side: depth 0 along `normal`,
+// witness points from the GJK weights of the origin on `simplex`.
+EpaResult flat_result(const GjkSimplex& simplex, const Vec3& normal) {
+    GjkSimplex s = simplex;
+    std::array<double, 4> lambda{};
+    gjk_closest_on_simplex(s, lambda);
+    EpaResult r;
+    r.depth = 0;
+    r.normal = normal;
+    for (int i = 0; i < s.count; ++i) r.point_a += lambda[i] * s.a[i];
+    r.point_b = r.point_a;
+    r.converged = true;
+    return r;
+}
+
+enum class Seed { polytope, answered };
+
+// Builds a tetrahedron containing the origin from the GJK simplex (blowing it up when it has fewer than four
+// points), or answers directly when A - B has no volume near the origin.
+Seed build_tetrahedron(const ConvexSupport& a, const ConvexSupport& b, const GjkSimplex& gjk_simplex,
+                       Polytope& poly, EpaResult& answer) {
+    GjkSimplex s = gjk_simplex;
+    if (s.count == 4) {
+        // Keep a GJK tetrahedron only if it really contains the origin; otherwise fall back to the
+        // sub-simplex nearest to the origin and blow that up.
+        std::array<double, 4> lambda{};
+        GjkSimplex reduced = s;
+        gjk_closest_on_simplex(reduced, lambda);
+        if (reduced.count < 4) s = reduced;
+    }
+    if (s.count < 1) {
+        s.count = 1;
+        s.a[0] = a.support(Vec3::UnitX());
+        s.b[0] = b.support(-Vec3::UnitX());
+        s.w[0] = s.a[0] - s.b[0];
+    }
+    for (int i = 0; i < s.count; ++i) poly.add_vertex(s.w[i], s.a[i], s.b[i]);
+    auto flat_tol = [&] { return kFlat * poly.size + poly.rounding; };
+    auto push = [&](const SupportPoint& p) { poly.add_vertex(p.w, p.a, p.b); };
+
+    if (poly.vertex_count == 1) {
+        static constexpr std::array<std::array<double, 3>, 6> kAxes{
+            {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}};
+        for (const auto& axis : kAxes) {
+            const SupportPoint p = minkowski_support(a, b, Vec3(axis[0], axis[1], axis[2]));
+            poly.size = std::max(poly.size, p.w.norm());
+            if ((p.w - poly.w[0]).norm() > flat_tol()) {
+                push(p);
+                break;
+            }
+        }
+        if (poly.vertex_count == 1) {
+            // A - B is a point (two sphere centres): every direction is a minimiser.
+            answer = flat_result(s, Vec3::UnitZ());
+            return Seed::answered;
+        }
+    }
+    if (poly.vertex_count == 2) {
+        const Vec3 u = (poly.w[1] - poly.w[0]).normalized();
+        const Vec3 d1 = any_orthogonal(u);
+        const Vec3 d2 = u.cross(d1);
+        for (const Vec3& d : {d1, Vec3(-d1), d2, Vec3(-d2)}) {
+            const SupportPoint p = minkowski_support(a, b, d);
+            poly.size = std::max(poly.size, p.w.norm());
+            if ((p.w - poly.w[0]).cross(u).norm() > flat_tol()) {
+                push(p);
+                break;
+            }
+        }
+        if (poly.vertex_count == 2) {
+            // A - B is a segment through the origin (parallel capsule cores): any orthogonal direction.
+            answer = flat_result(s, d1);
+            return Seed::answered;
+        }
+    }
+    if (poly.vertex_count == 3) {
+        const Vec3 n = (poly.w[1] - poly.w[0]).cross(poly.w[2] - poly.w[0]).normalized();
+        const SupportPoint up = minkowski_support(a, b, n);
+        const SupportPoint down = minkowski_support(a, b, -n);
+        const double h_up = n.dot(up.w - poly.w[0]);
+        const double h_down = -n.dot(down.w - poly.w[0]);
+        poly.size = std::max({poly.size, up.w.norm(), down.w.norm()});
+        const double tol = flat_tol();
+        if (h_up <= tol || h_down <= tol) {
+            // A - B lies on one side of the triangle's plane, which holds the origin: depth 0 along that side
+            // (touching faces, or crossing capsule cores).
+            GjkSimplex t;
+            t.count = 3;
+            for (int i = 0; i < 3; ++i) {
+                t.w[i] = poly.w[i];
+                t.a[i] = poly.a[i];
+                t.b[i] = poly.b[i];
+            }
+            answer = flat_result(t, h_up <= h_down ? n : Vec3(-n));
+            return Seed::answered;
+        }
+        push(h_up >= h_down ? up : down);
+    }
+    // Orient the tetrahedron so that (0, 1, 2) faces away from vertex 3, then its four faces are outward.
+    const Vec3 e1 = poly.w[1] - poly.w[0], e2 = poly.w[2] - poly.w[0], e3 = poly.w[3] - poly.w[0];
+    if (e1.dot(e2.cross(e3)) > 0) {
+        std::swap(poly.w[1], poly.w[2]);
+        std::swap(poly.a[1], poly.a[2]);
+        std::swap(poly.b[1], poly.b[2]);
+    }
+    static constexpr std::array<std::array<int, 3>, 4> kFaces{{{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}}};
+    std::array<int, 4> ids{};
+    for (int f = 0; f < 4; ++f) {
+        if (!poly.add_face(kFaces[f][0], kFaces[f][1], kFaces[f][2], ids[f])) {
+            answer = flat_result(s, Vec3::UnitZ());
+            answer.converged = false;
+            return Seed::answered;
+        }
+    }
+    // Each edge i -> j of a face meets the face holding j -> i.
+    for (int f = 0; f < 4; ++f) {
+        for (int i = 0; i < 3; ++i) {
+            const int from = kFaces[f][i], to = kFaces[f][(i + 1) % 3];
+            for (int g = 0; g < 4; ++g) {
+                for (int j = 0; j < 3; ++j) {
+                    if (kFaces[g][j] == to && kFaces[g][(j + 1) % 3] == from) poly.link(ids[f], i, ids[g], j);
+                }
+            }
+        }
+    }
+    return Seed::polytope;
+}
+
+void set_witness(const Polytope& poly, const Face& f, EpaResult& r) {
+    const auto l = triangle_weights(poly.w[f.v[0]], poly.w[f.v[1]], poly.w[f.v[2]], f.normal);
+    r.point_a = l[0] * poly.a[f.v[0]] + l[1] * poly.a[f.v[1]] + l[2] * poly.a[f.v[2]];
+    r.point_b = l[0] * poly.b[f.v[0]] + l[1] * poly.b[f.v[1]] + l[2] * poly.b[f.v[2]];
+    r.depth = std::max(0.0, f.dist);
+    r.normal = f.normal;
+}
+
+// EPA with both views expressed in the same (A-centred) frame.
+EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const GjkSimplex& simplex,
+                       const EpaSettings& settings) {
+    Polytope poly;
+    EpaResult r;
+    if (build_tetrahedron(a, b, simplex, poly, r) == Seed::answered) return r;
+    {
+        // The origin must be inside the tetrahedron, up to rounding; a face beyond that means GJK's simplex
+        // did not enclose it: report touching along the face the origin is outside of.
+        const double origin_tol = 16 * poly.rounding;
+        for (int i = 0; i < poly.face_count; ++i) {
+            if (poly.faces[i].dist < -origin_tol) {
+                set_witness(poly, poly.faces[i], r);
+                r.converged = false;
+                return r;
+            }
+        }
+    }
+    for (;;) {
+        const int f = poly.closest_face();
+        const Face& face = poly.faces[f];
+        set_witness(poly, face, r);
+        const SupportPoint p = minkowski_support(a, b, face.normal);
+        const double upper = face.normal.dot(p.w);
+        const double tol =
+            settings.relative_tolerance * std::max(face.dist, kSizeFloor * poly.size) + poly.rounding;
+        if (upper - face.dist <= tol) {
+            r.converged = true;
+            break;
+        }
+        if (r.iterations >= settings.max_iterations || poly.vertex_count == kMaxVertices) break;
+        ++r.iterations;
+        const int vi = poly.add_vertex(p.w, p.a, p.b);
+        if (!poly.expand(f, vi, 0.25 * poly.rounding, 16 * poly.rounding)) break;
+    }
+    return r;
+}
+
+}  // namespace
+
+EpaResult epa(const ConvexSupport& a, const ConvexSupport& b, const GjkSimplex& simplex,
+              const EpaSettings& settings) {
+    const Vec3 origin = a.pose.position;
+    const Vec3 offset = simplex.origin - origin;  // zero for a simplex from gjk(a, b): no rounding added
+    GjkSimplex local = simplex;
+    for (int i = 0; i < local.count; ++i) {
+        local.a[i] += offset;
+        local.b[i] += offset;
+    }
+    local.origin = origin;
+    EpaResult r = epa_in_frame(shifted(a, origin), shifted(b, origin), local, settings);
+    r.point_a += origin;
+    r.point_b += origin;
+    return r;
+}
+
+SignedDistanceResult signed_distance(const ConvexSupport& a, const ConvexSupport& b,
+                                     const SignedDistanceSettings& settings) {
+    const ConvexSupport ca = a.core();
+    const ConvexSupport cb = b.core();
+    const GjkResult g = gjk(ca, cb, settings.gjk);
+    SignedDistanceResult r;
+    r.gjk_iterations = g.iterations;
+    const double radii = a.radius + b.radius;
+    if (!g.intersecting) {
+        r.distance = g.distance - radii;
+        r.normal = g.normal;
+        r.point_a = g.point_a;
+        r.point_b = g.point_b;
+    } else {
+        const EpaResult e = epa(ca, cb, g.simplex, settings.epa);
+        r.distance = -(e.depth + radii);
+        r.normal = e.normal;
+        r.epa_iterations = e.iterations;
+        r.converged = e.converged;
+        r.point_a = e.point_a;
+        r.point_b = e.point_b;
+    }
+    r.point_a += a.radius * r.normal;
+    r.point_b -= b.radius * r.normal;
+    return r;
+}
+
+SignedDistanceResult signed_distance(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pose_b,
+                                     const SignedDistanceSettings& settings) {
+    return signed_distance(ConvexSupport(a, pose_a), ConvexSupport(b, pose_b), settings);
+}
+
+}  // namespace simpulse
