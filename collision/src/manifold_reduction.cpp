@@ -13,9 +13,11 @@ namespace {
 // length from the line is on it up to the rounding of clipped coordinates.
 constexpr double kWeldRatio = 1e-6;
 constexpr double kCollinearRatio = 1e-6;
-// Depths equal to this fraction of the patch extent are ties (the clipped depths of a resting face carry
-// rounding errors of a few ulps of the coordinates).
-constexpr double kDepthTieRatio = 1e-9;
+// Depths within this fraction of the patch extent count as equally deep, and the tie goes to the point
+// farthest from the patch centroid. A resting face tilts back and forth by solver jitter far below this (1e-3
+// rad), so the first point, and with it the whole selection and the ids the solver warm-starts from, stays
+// the same frame to frame; the first point is then at most 1e-3 of the extent shallower than the deepest one.
+constexpr double kDepthTieRatio = 1e-3;
 
 }  // namespace
 
@@ -67,8 +69,8 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
         return candidates[static_cast<std::size_t>(keep[static_cast<std::size_t>(k)])].depth;
     };
 
-    // 1. Deepest; among rounding-level ties the one farthest from the centroid, so that a flat face contact
-    // starts from a corner of the patch rather than from an arbitrary clip point.
+    // 1. Deepest; among near-ties (kDepthTieRatio) the one farthest from the centroid, so that a flat face
+    // contact starts from a corner of the patch rather than from whichever clip point rounding made deepest.
     Vec2 centroid = Vec2::Zero();
     for (int k = 0; k < m; ++k) centroid += P(k);
     centroid /= m;

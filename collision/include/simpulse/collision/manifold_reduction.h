@@ -13,7 +13,9 @@ namespace simpulse {
 // Welds candidates closer than 1e-6 of the patch extent (their solver rows are identical to six digits; the
 // deeper one is kept), then writes at most four points into `out.points`/`out.count` and sets `out.normal`.
 // All candidates belong to one patch with normal `normal`; distances are measured in the plane perpendicular
-// to it. Deterministic: ties are resolved by candidate order.
+// to it. The first point is the deepest up to 1e-3 of the patch extent; among such near-ties, the one
+// farthest from the patch centroid (so a resting face keeps the same four points under solver jitter).
+// Remaining ties go to the earlier candidate: deterministic.
 void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& normal, Manifold& out);
 
 }  // namespace simpulse
