@@ -3,7 +3,9 @@
 
 namespace simpulse {
 
-const char* to_string(SolverMode mode) { return mode == SolverMode::thesis ? "thesis" : "exact"; }
+const char* to_string(SolverMode mode) {
+    return mode == SolverMode::thesis ? "thesis" : "exact";
+}
 
 std::optional<SolverMode> parse_solver_mode(std::string_view name) {
     if (name == "thesis") return SolverMode::thesis;

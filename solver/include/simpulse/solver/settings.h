@@ -1,4 +1,4 @@
-// Solver configuration: the method (thesis or exact) and its numerical options.
+// Solver configuration: the method (thesis or exact) and its numerical options, and per-step statistics.
 #pragma once
 
 #include <optional>
@@ -7,11 +7,42 @@
 namespace simpulse {
 
 enum class SolverMode {
-    thesis,  // Ermolin's method as stated in the thesis (linear system of the penetrating points, SVD-like solve)
+    thesis,  // Ermolin's method as stated in the thesis (linear system of the penetrating points, SVD-like
+             // solve)
     exact,   // the same simultaneous system made complementarity-correct, with Coulomb friction (default)
 };
 
 const char* to_string(SolverMode mode);
 std::optional<SolverMode> parse_solver_mode(std::string_view name);
+
+struct SolverSettings {
+    SolverMode mode = SolverMode::exact;
+    // Approach speeds below this get no restitution (resting contact), m/s. The effective threshold is never
+    // below 2 |g| dt, the speed a resting body gains from gravity in one step, so resting bodies do not
+    // bounce.
+    double restitution_threshold = 0.05;
+    // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
+    // or sparse LDL^T factorisation); larger islands by the iterative method on the same system.
+    int direct_max_rows = 600;
+    // Direct islands up to this many rows use a dense factorisation, larger ones a sparse one.
+    int dense_max_rows = 96;
+    int max_active_set_iterations = 30;
+    // Iterative method: stop when the complementarity residual (m/s) falls below this or after
+    // max_iterations.
+    double iterative_tolerance = 1e-6;
+    int max_iterations = 60;
+    bool warm_start = true;
+    // Friction pyramid: 4 facets (two tangent rows with box bounds mu * lambda_n).
+    // Position projection (exact mode): penetration allowed without correction, and the fraction of the
+    // remaining penetration removed per step (1 = all at once); joints are always projected to convergence.
+    double penetration_slop = 0.0005;
+    double penetration_correction = 0.8;
+    double max_correction = 0.02;   // largest position correction per contact per step, m
+    double joint_tolerance = 1e-9;  // m
+    int max_projection_iterations = 20;
+    // How many times the re-check loop may solve again for points that became approaching after the
+    // restitution impulses (both modes).
+    int recheck_iterations = 8;
+};
 
 }  // namespace simpulse

@@ -1,0 +1,96 @@
+// The simultaneous impulse solver (thesis chapter 4): builds the constraint rows of contacts and ball joints,
+// splits them into islands, and solves all impulses of an island at once, either as the thesis states it
+// (mode thesis) or as a complementarity problem with Coulomb friction (mode exact). After the positions are
+// integrated, project_positions removes penetration and joint drift by moving positions only (no velocity
+// change, so no kinetic energy is added).
+#pragma once
+
+#include <simpulse/solver/math.h>
+#include <simpulse/solver/settings.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace simpulse {
+
+// Body index meaning "the fixed world frame" (joint to a point in space).
+inline constexpr std::uint32_t kFixedFrame = 0xffffffffu;
+
+// Motion state the solver reads and writes. Static bodies have zero inverse mass and inertia.
+struct SolverBody {
+    Vec3 position = Vec3::Zero();  // centre of mass, world
+    Quat orientation = Quat::Identity();
+    Vec3 velocity = Vec3::Zero();
+    Vec3 angular_velocity = Vec3::Zero();  // world
+    double inverse_mass = 0;
+    Mat3 inverse_inertia_local = Mat3::Zero();  // body frame
+    Mat3 inverse_inertia = Mat3::Zero();        // world: R inverse_inertia_local R^T
+};
+
+// One contact point. The impulse acts along +normal on B and -normal on A.
+struct ContactConstraint {
+    std::uint32_t body_a = 0;
+    std::uint32_t body_b = 0;
+    Vec3 point = Vec3::Zero();    // world
+    Vec3 normal = Vec3::UnitZ();  // world, unit, from A to B
+    double depth = 0;             // > 0 penetration, < 0 separation (speculative)
+    double friction = 0;
+    double restitution = 0;
+    std::uint64_t key = 0;  // identifies the contact across steps (warm start)
+};
+
+// Spherical joint: the anchor points of A and B coincide.
+struct BallJointConstraint {
+    std::uint32_t body_a = 0;
+    std::uint32_t body_b = kFixedFrame;
+    Vec3 local_anchor_a =
+        Vec3::Zero();  // from A's centre of mass, A's body frame (world point for kFixedFrame)
+    Vec3 local_anchor_b = Vec3::Zero();
+};
+
+struct SolverStats {
+    int islands = 0;
+    int rows = 0;  // constraint rows of all islands
+    int largest_island_rows = 0;
+    int direct_islands = 0;
+    int iterative_islands = 0;
+    int iterations = 0;      // active-set iterations (direct) plus sweeps (iterative), summed over islands
+    int pivots = 0;          // active-set changes, summed
+    double residual = 0;     // largest complementarity residual of an island after its solve, m/s
+    int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
+    int projection_iterations = 0;
+    double joint_error = 0;  // largest joint separation after the position projection, m
+};
+
+class Solver {
+  public:
+    Solver();
+    ~Solver();
+    Solver(Solver&&) noexcept;
+    Solver& operator=(Solver&&) noexcept;
+
+    // Changes the velocities so that no contact keeps approaching and joints keep their anchors together.
+    void solve_velocities(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                          std::span<const BallJointConstraint> joints, double dt,
+                          const SolverSettings& settings);
+
+    // After the position update: moves bodies (positions and orientations only) to remove joint drift and
+    // penetration beyond the slop. The contacts are the ones given to solve_velocities this step.
+    void project_positions(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                           std::span<const BallJointConstraint> joints, const SolverSettings& settings);
+
+    const SolverStats& stats() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// World inverse inertia of a body from its orientation.
+inline Mat3 world_inverse_inertia(const Quat& orientation, const Mat3& inverse_inertia_local) {
+    const Mat3 r = orientation.toRotationMatrix();
+    return r * inverse_inertia_local * r.transpose();
+}
+
+}  // namespace simpulse

@@ -1,0 +1,75 @@
+// Boxed linear complementarity problems of one island (internal). For rows i with impulse lambda_i and
+// post-impulse relative velocity w = A lambda + q (A = J M^-1 J^T, q = J v of the base velocities):
+//   normal rows:   lambda >= 0,                 w >= target,   lambda (w - target) = 0
+//   friction rows: |lambda| <= mu lambda_normal, lambda = +mu lambda_n => w <= 0, -mu lambda_n => w >= 0,
+//   else w = 0 joint rows:    lambda free,                  w = target
+// Both solvers take the base velocities in `bodies` (without this island's impulses) and initial impulses in
+// rows[i].lambda (warm start), and return with the final impulses in the rows and applied to the velocities.
+#pragma once
+
+#include "rows.h"
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+
+namespace simpulse::detail {
+
+struct BlcpResult {
+    int iterations = 0;
+    int pivots = 0;
+    double residual = 0;  // largest complementarity violation, in the units of w (m/s)
+    bool converged = false;
+};
+
+// Scratch buffers of the solvers, owned by the Solver and reused every step.
+struct BlcpWorkspace {
+    Eigen::MatrixXd dense;    // A of the island
+    Eigen::MatrixXd reduced;  // K of the free rows
+    Eigen::VectorXd q, w, rhs, x, residual_vector;
+    std::vector<std::int8_t> status;  // -1 at lower bound, 0 free, +1 at upper bound
+    std::vector<std::int8_t> new_status;
+    std::vector<std::int32_t> column;  // free row -> column of K
+    std::vector<std::int32_t> free_rows;
+    std::vector<Eigen::Triplet<double>> triplets;
+    Eigen::SparseMatrix<double> sparse_a, sparse_k;
+    std::vector<std::vector<std::uint32_t>> rows_of_body;
+    std::vector<std::uint32_t> touched_bodies;
+};
+
+// Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to
+// `dense_max_rows`, sparse LU above. Returns converged == false if the active set did not settle within
+// max_active_set_iterations (the caller then polishes with the iterative method).
+BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                             int max_iterations, int dense_max_rows);
+
+// Convex-QP active-set fallback (friction bounds fixed, updated in an outer loop) on the dense A and base
+// velocities q of the island, as assembled by solve_blcp_direct. Velocities must not contain the island's
+// impulses.
+BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                                    const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer);
+
+// Projected Gauss-Seidel sweeps over the rows, matrix-free: A is applied through the body velocities
+// (A lambda = J M^-1 J^T lambda), which is the same system without forming it.
+BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, int max_iterations,
+                                double tolerance);
+
+// Largest complementarity violation of the rows given their current impulses and post-impulse velocities w.
+double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w);
+
+struct Bounds {
+    double lo;
+    double hi;
+};
+
+// Lower and upper bound of a row given the impulses of the island (friction bounds follow their normal).
+inline Bounds row_bounds(const Row& r, std::span<const Row> rows) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (r.kind == RowKind::normal) return {0.0, inf};
+    if (r.kind == RowKind::friction) {
+        const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
+        return {-bound, bound};
+    }
+    return {-inf, inf};
+}
+
+}  // namespace simpulse::detail

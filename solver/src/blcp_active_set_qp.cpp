@@ -1,0 +1,124 @@
+// Fallback direct method for an island's BLCP when the primal-dual active set (blcp_direct.cpp) cycles: with
+// the friction bounds held fixed the problem is the convex QP  min 1/2 l^T A l + (q - target)^T l,  lo <= l
+// <= hi, solved by the classical primal active-set method (Nocedal & Wright, Numerical Optimization,
+// alg. 16.3): every iteration either moves to the minimiser on the current working set, stops at the first
+// blocking bound, or releases the bound with the most negative multiplier. The objective decreases
+// monotonically, so it cannot cycle the way the primal-dual method can on matrices that are not M-matrices.
+// Friction bounds mu lambda_n are then updated from the new normal impulses and the QP solved again until
+// they stop changing (fixed point = Coulomb).
+#include "blcp.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse::detail {
+
+BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                                    const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer) {
+    BlcpResult result;
+    const auto n = static_cast<Eigen::Index>(rows.size());
+    Eigen::VectorXd lambda(n), lo(n), hi(n), gradient(n), step(n);
+    double scale = 1e-9;
+    for (Eigen::Index i = 0; i < n; ++i)
+        scale = std::max({scale, std::abs(q[i]), std::abs(rows[static_cast<std::size_t>(i)].target)});
+    const double tolerance = 1e-12 * scale;
+    const double eps = 1e-10 * std::max(a.diagonal().maxCoeff(), 1e-300);
+    for (Eigen::Index i = 0; i < n; ++i) lambda[i] = rows[static_cast<std::size_t>(i)].lambda;
+    std::vector<std::int8_t>& working = ws.status;  // -1 at lower, +1 at upper, 0 free
+
+    bool bounds_settled = false;
+    for (int outer = 0; outer < max_outer && !bounds_settled; ++outer) {
+        for (Eigen::Index i = 0; i < n; ++i) {
+            rows[static_cast<std::size_t>(i)].lambda = lambda[i];
+        }
+        bounds_settled = true;
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const auto [l, h] = row_bounds(rows[static_cast<std::size_t>(i)], rows);
+            if (outer > 0 && (std::abs(l - lo[i]) > 1e-12 * (1 + std::abs(l)) ||
+                              std::abs(h - hi[i]) > 1e-12 * (1 + std::abs(h))))
+                bounds_settled = false;
+            lo[i] = l;
+            hi[i] = h;
+        }
+        if (outer > 0 && bounds_settled) break;
+        bounds_settled = false;
+        working.assign(rows.size(), 0);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            lambda[i] = std::clamp(lambda[i], lo[i], hi[i]);
+            if (lambda[i] <= lo[i])
+                working[static_cast<std::size_t>(i)] = -1;
+            else if (lambda[i] >= hi[i])
+                working[static_cast<std::size_t>(i)] = 1;
+        }
+        for (int iteration = 0; iteration < 10 * static_cast<int>(n) + 10; ++iteration) {
+            ++result.iterations;
+            gradient.noalias() = a * lambda;
+            for (Eigen::Index i = 0; i < n; ++i)
+                gradient[i] += q[i] - rows[static_cast<std::size_t>(i)].target;
+            ws.free_rows.clear();
+            for (Eigen::Index i = 0; i < n; ++i)
+                if (working[static_cast<std::size_t>(i)] == 0)
+                    ws.free_rows.push_back(static_cast<std::int32_t>(i));
+            const auto m = static_cast<Eigen::Index>(ws.free_rows.size());
+            step.setZero();
+            if (m > 0) {
+                ws.reduced.resize(m, m);
+                ws.rhs.resize(m);
+                for (Eigen::Index r = 0; r < m; ++r) {
+                    ws.rhs[r] = -gradient[ws.free_rows[static_cast<std::size_t>(r)]];
+                    for (Eigen::Index c = 0; c < m; ++c)
+                        ws.reduced(r, c) = a(ws.free_rows[static_cast<std::size_t>(r)],
+                                             ws.free_rows[static_cast<std::size_t>(c)]);
+                }
+                Eigen::MatrixXd regularized = ws.reduced;
+                regularized.diagonal().array() += eps;
+                const Eigen::LDLT<Eigen::MatrixXd> factor(regularized);
+                ws.x = factor.solve(ws.rhs);
+                for (int refinement = 0; refinement < 3; ++refinement)
+                    ws.x += factor.solve(ws.rhs - ws.reduced * ws.x);
+                for (Eigen::Index r = 0; r < m; ++r)
+                    step[ws.free_rows[static_cast<std::size_t>(r)]] = ws.x[r];
+            }
+            if (step.cwiseAbs().maxCoeff() * std::max(1.0, a.diagonal().maxCoeff()) <= tolerance) {
+                // Minimiser on the working set: release the bound whose multiplier has the wrong sign the
+                // most.
+                Eigen::Index worst = -1;
+                double worst_value = tolerance;
+                for (Eigen::Index i = 0; i < n; ++i) {
+                    const std::int8_t s = working[static_cast<std::size_t>(i)];
+                    const double violation = s == -1 ? -gradient[i] : s == 1 ? gradient[i] : 0.0;
+                    if (lo[i] < hi[i] && violation > worst_value) worst_value = violation, worst = i;
+                }
+                if (worst < 0) break;
+                working[static_cast<std::size_t>(worst)] = 0;
+                ++result.pivots;
+                continue;
+            }
+            // Longest feasible step along `step`, stopping at the first bound it would cross.
+            double alpha = 1;
+            Eigen::Index blocking = -1;
+            for (Eigen::Index i = 0; i < n; ++i) {
+                if (working[static_cast<std::size_t>(i)] != 0) continue;
+                if (step[i] < 0 && std::isfinite(lo[i]) && lambda[i] + alpha * step[i] < lo[i])
+                    alpha = (lo[i] - lambda[i]) / step[i], blocking = i;
+                if (step[i] > 0 && std::isfinite(hi[i]) && lambda[i] + alpha * step[i] > hi[i])
+                    alpha = (hi[i] - lambda[i]) / step[i], blocking = i;
+            }
+            lambda += std::max(alpha, 0.0) * step;
+            if (blocking >= 0) {
+                working[static_cast<std::size_t>(blocking)] = step[blocking] < 0 ? -1 : 1;
+                lambda[blocking] = step[blocking] < 0 ? lo[blocking] : hi[blocking];
+                ++result.pivots;
+            }
+        }
+    }
+    for (Eigen::Index i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)].lambda = lambda[i];
+    for (const Row& r : rows) apply_row_impulse(r, r.lambda, bodies);
+    ws.w.noalias() = a * lambda;
+    ws.w += q;
+    result.residual = blcp_residual(rows, ws.w);
+    result.converged = result.residual <= 1e-9 * scale;
+    return result;
+}
+
+}  // namespace simpulse::detail

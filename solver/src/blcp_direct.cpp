@@ -1,0 +1,310 @@
+// Direct solve of an island's boxed LCP: assemble A = J M^-1 J^T (dense or sparse, block structure by body),
+// then a primal-dual active-set method (a semismooth Newton method for the complementarity conditions): guess
+// which rows are free and which sit at a bound, solve the linear system of the free rows exactly, correct the
+// guess where a bound or a sign condition is violated, repeat. Friction rows at their bound are substituted
+// as
+// +-mu lambda_normal, so the Coulomb pyramid is solved together with the normal impulses, not staggered.
+// Redundant contacts make A singular: the free system is solved with a tiny Tikhonov term and iterative
+// refinement, which converges to the minimum-norm solution of the consistent singular system.
+#include "blcp.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse::detail {
+namespace {
+
+struct BodyPart {
+    double sign = 0;  // -1 body is a, +1 body is b
+    double inv_mass = 0;
+    const Vec3* ang = nullptr;
+    const Vec3* inv_ang = nullptr;
+};
+
+BodyPart part(const Row& r, std::uint32_t body) {
+    if (r.a == body) return {-1.0, r.inv_mass_a, &r.ang_a, &r.inv_ang_a};
+    return {1.0, r.inv_mass_b, &r.ang_b, &r.inv_ang_b};
+}
+
+// Appends the contribution of `body` to A_ij for every pair of rows acting on it.
+template <class Add>
+void assemble_by_body(std::span<const Row> rows, BlcpWorkspace& ws, std::size_t body_count, Add&& add) {
+    ws.rows_of_body.resize(body_count);
+    ws.touched_bodies.clear();
+    for (std::uint32_t i = 0; i < rows.size(); ++i) {
+        for (std::uint32_t body : {rows[i].a, rows[i].b}) {
+            if (body == kNoBody) continue;
+            if (ws.rows_of_body[body].empty()) ws.touched_bodies.push_back(body);
+            ws.rows_of_body[body].push_back(i);
+        }
+    }
+    for (std::uint32_t body : ws.touched_bodies) {
+        const auto& list = ws.rows_of_body[body];
+        for (std::size_t x = 0; x < list.size(); ++x) {
+            const Row& ri = rows[list[x]];
+            const BodyPart pi = part(ri, body);
+            for (std::size_t y = x; y < list.size(); ++y) {
+                const Row& rj = rows[list[y]];
+                const BodyPart pj = part(rj, body);
+                const double value =
+                    pi.sign * pj.sign * pi.inv_mass * ri.dir.dot(rj.dir) + pi.ang->dot(*pj.inv_ang);
+                add(list[x], list[y], value);
+            }
+        }
+    }
+    for (std::uint32_t body : ws.touched_bodies) ws.rows_of_body[body].clear();
+}
+
+// Solves K x = rhs for a possibly singular but consistent K: factorise K + eps I, then refine against K.
+template <class Factor, class Matrix>
+void regularized_solve(const Factor& factor, const Matrix& k, const Eigen::VectorXd& rhs,
+                       Eigen::VectorXd& x) {
+    x = factor.solve(rhs);
+    for (int refinement = 0; refinement < 3; ++refinement) {
+        const Eigen::VectorXd r = rhs - k * x;
+        x += factor.solve(r);
+    }
+}
+
+double regularization(double max_diagonal) {
+    return 1e-10 * std::max(max_diagonal, 1e-300);
+}
+
+}  // namespace
+
+double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w) {
+    double worst = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        const double v = w[static_cast<Eigen::Index>(i)] - r.target;
+        const auto [lo, hi] = row_bounds(r, rows);
+        double violation;
+        const double tol = 1e-12 * (1 + std::abs(r.lambda));
+        if (r.lambda <= lo + tol && r.lambda >= hi - tol)
+            violation = 0;  // zero-width box: any w is fine
+        else if (r.lambda <= lo + tol)
+            violation = std::max(0.0, -v);
+        else if (r.lambda >= hi - tol)
+            violation = std::max(0.0, v);
+        else
+            violation = std::abs(v);
+        worst = std::max(worst, violation);
+    }
+    return worst;
+}
+
+BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                             int max_iterations, int dense_max_rows) {
+    const auto n = static_cast<Eigen::Index>(rows.size());
+    const bool dense = n <= dense_max_rows;
+    BlcpResult result;
+    ws.q.resize(n);
+    double scale = 1e-9;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        ws.q[i] = row_velocity(rows[static_cast<std::size_t>(i)], bodies);
+        scale = std::max({scale, std::abs(ws.q[i]), std::abs(rows[static_cast<std::size_t>(i)].target)});
+    }
+    const double velocity_tolerance = 1e-10 * scale;
+
+    // Assemble A.
+    double max_diagonal = 0;
+    for (const Row& r : rows) max_diagonal = std::max(max_diagonal, r.diagonal);
+    if (dense) {
+        ws.dense.setZero(n, n);
+        assemble_by_body(rows, ws, bodies.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
+            ws.dense(i, j) += v;
+            if (i != j) ws.dense(j, i) += v;
+        });
+    } else {
+        ws.triplets.clear();
+        assemble_by_body(rows, ws, bodies.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
+            ws.triplets.emplace_back(i, j, v);
+            if (i != j) ws.triplets.emplace_back(j, i, v);
+        });
+        ws.sparse_a.resize(n, n);
+        ws.sparse_a.setFromTriplets(ws.triplets.begin(), ws.triplets.end());
+    }
+    auto multiply_a = [&](const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+        if (dense)
+            y.noalias() = ws.dense * x;
+        else
+            y = ws.sparse_a * x;
+    };
+
+    // Initial active set from the warm-start impulses.
+    ws.status.assign(rows.size(), 0);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        if (r.kind == RowKind::normal) ws.status[i] = r.lambda > 0 ? 0 : -1;
+        if (r.kind == RowKind::friction) {
+            const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
+            if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
+                ws.status[i] = 1;
+            else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
+                ws.status[i] = -1;
+        }
+    }
+
+    Eigen::VectorXd lambda(n);
+    for (int iteration = 1; iteration <= max_iterations; ++iteration) {
+        result.iterations = iteration;
+        // Unknowns: the free rows. Bounded normal rows are 0; bounded friction rows are s mu lambda_normal
+        // when their normal row is free, else 0.
+        ws.column.assign(rows.size(), -1);
+        ws.free_rows.clear();
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            if (ws.status[i] == 0) {
+                ws.column[i] = static_cast<std::int32_t>(ws.free_rows.size());
+                ws.free_rows.push_back(static_cast<std::int32_t>(i));
+            }
+        const auto m = static_cast<Eigen::Index>(ws.free_rows.size());
+        // Column that row j's impulse feeds, and its factor.
+        auto feeds = [&](std::size_t j, std::int32_t& col, double& factor) {
+            col = -1;
+            factor = 0;
+            if (ws.status[j] == 0) {
+                col = ws.column[j];
+                factor = 1;
+            } else if (rows[j].kind == RowKind::friction) {
+                const auto normal = static_cast<std::size_t>(rows[j].normal);
+                if (ws.status[normal] == 0) {
+                    col = ws.column[normal];
+                    factor = ws.status[j] * rows[j].mu;
+                }
+            }
+        };
+        bool symmetric = true;
+        for (std::size_t j = 0; j < rows.size(); ++j)
+            if (ws.status[j] != 0 && rows[j].kind == RowKind::friction &&
+                ws.status[static_cast<std::size_t>(rows[j].normal)] == 0)
+                symmetric = false;
+
+        ws.rhs.resize(m);
+        for (Eigen::Index c = 0; c < m; ++c) {
+            const Row& r = rows[static_cast<std::size_t>(ws.free_rows[static_cast<std::size_t>(c)])];
+            ws.rhs[c] = r.target - ws.q[ws.free_rows[static_cast<std::size_t>(c)]];
+        }
+        const double eps = regularization(max_diagonal);
+        if (m > 0) {
+            if (dense) {
+                ws.reduced.setZero(m, m);
+                for (std::size_t j = 0; j < rows.size(); ++j) {
+                    std::int32_t col;
+                    double factor;
+                    feeds(j, col, factor);
+                    if (col < 0) continue;
+                    for (Eigen::Index c = 0; c < m; ++c)
+                        ws.reduced(c, col) += factor * ws.dense(ws.free_rows[static_cast<std::size_t>(c)],
+                                                                static_cast<Eigen::Index>(j));
+                }
+                Eigen::MatrixXd regularized = ws.reduced;
+                regularized.diagonal().array() += eps;
+                if (symmetric) {
+                    const Eigen::LDLT<Eigen::MatrixXd> factor(regularized);
+                    regularized_solve(factor, ws.reduced, ws.rhs, ws.x);
+                } else {
+                    const Eigen::PartialPivLU<Eigen::MatrixXd> factor(regularized);
+                    regularized_solve(factor, ws.reduced, ws.rhs, ws.x);
+                }
+            } else {
+                ws.triplets.clear();
+                for (Eigen::Index j = 0; j < n; ++j) {
+                    std::int32_t col;
+                    double factor;
+                    feeds(static_cast<std::size_t>(j), col, factor);
+                    if (col < 0) continue;
+                    for (Eigen::SparseMatrix<double>::InnerIterator it(ws.sparse_a, j); it; ++it) {
+                        const std::int32_t row = ws.column[static_cast<std::size_t>(it.row())];
+                        if (ws.status[static_cast<std::size_t>(it.row())] == 0)
+                            ws.triplets.emplace_back(row, col, factor * it.value());
+                    }
+                }
+                ws.sparse_k.resize(m, m);
+                ws.sparse_k.setFromTriplets(ws.triplets.begin(), ws.triplets.end());
+                Eigen::SparseMatrix<double> regularized = ws.sparse_k;
+                for (Eigen::Index c = 0; c < m; ++c) regularized.coeffRef(c, c) += eps;
+                regularized.makeCompressed();
+                if (symmetric) {
+                    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
+                    regularized_solve(factor, ws.sparse_k, ws.rhs, ws.x);
+                } else {
+                    Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> factor;
+                    factor.compute(regularized);
+                    regularized_solve(factor, ws.sparse_k, ws.rhs, ws.x);
+                }
+            }
+        }
+        // Impulses of all rows from the free unknowns.
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            std::int32_t col;
+            double factor;
+            feeds(i, col, factor);
+            lambda[static_cast<Eigen::Index>(i)] = col < 0 ? 0.0 : factor * ws.x[col];
+        }
+        for (std::size_t i = 0; i < rows.size(); ++i) rows[i].lambda = lambda[static_cast<Eigen::Index>(i)];
+        multiply_a(lambda, ws.w);
+        ws.w += ws.q;
+
+        // Correct the active set.
+        ws.new_status = ws.status;
+        int changes = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            const double v = ws.w[static_cast<Eigen::Index>(i)] - r.target;
+            std::int8_t& s = ws.new_status[i];
+            if (r.kind == RowKind::normal) {
+                const double lambda_tolerance = 1e-12 * (1 + std::abs(r.lambda));
+                if (s == 0 && r.lambda < -lambda_tolerance)
+                    s = -1;
+                else if (s == -1 && v < -velocity_tolerance)
+                    s = 0;
+            } else if (r.kind == RowKind::friction) {
+                const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
+                const double lambda_tolerance = 1e-12 * (1 + bound);
+                if (s == 0 && r.lambda > bound + lambda_tolerance)
+                    s = 1;
+                else if (s == 0 && r.lambda < -bound - lambda_tolerance)
+                    s = -1;
+                else if (s == 1 && v > velocity_tolerance && bound > 0)
+                    s = 0;
+                else if (s == -1 && v < -velocity_tolerance && bound > 0)
+                    s = 0;
+            }
+            changes += s != ws.status[i];
+        }
+        result.pivots += changes;
+        ws.status.swap(ws.new_status);
+        if (changes == 0) {
+            result.converged = true;
+            break;
+        }
+    }
+
+    if (!result.converged && dense) {
+        // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
+        const Eigen::MatrixXd a = ws.dense;
+        const Eigen::VectorXd q = ws.q;
+        for (Row& r : rows) r.lambda = std::max(r.kind == RowKind::normal ? 0.0 : -1e300, r.lambda);
+        BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, a, q, 20);
+        qp.iterations += result.iterations;
+        qp.pivots += result.pivots;
+        return qp;
+    }
+    // Project onto the bounds (round-off) and apply.
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto [lo, hi] = row_bounds(rows[i], rows);
+        if (rows[i].kind != RowKind::friction) rows[i].lambda = std::clamp(rows[i].lambda, lo, hi);
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto [lo, hi] = row_bounds(rows[i], rows);
+        if (rows[i].kind == RowKind::friction) rows[i].lambda = std::clamp(rows[i].lambda, lo, hi);
+        lambda[static_cast<Eigen::Index>(i)] = rows[i].lambda;
+        apply_row_impulse(rows[i], rows[i].lambda, bodies);
+    }
+    multiply_a(lambda, ws.w);
+    ws.w += ws.q;
+    result.residual = blcp_residual(rows, ws.w);
+    return result;
+}
+
+}  // namespace simpulse::detail

@@ -1,0 +1,123 @@
+// Position projection (post-stabilisation) of the exact mode, after the positions have been integrated: moves
+// bodies, positions and orientations only, so that ball-joint anchors coincide again and penetration beyond
+// the slop shrinks. It solves the same kind of simultaneous system as the velocity solve, on
+// pseudo-velocities that are displacements: A dx = C with A = J M^-1 J^T at the current configuration
+// (heavier bodies move less). Joints are projected by Newton iterations to convergence (the nonlinear
+// end-of-step condition of thesis eq. 21-22 solved exactly), contacts as unilateral rows (pushing apart
+// only). Velocities are untouched, so no kinetic energy is added (unlike Baumgarte stabilisation).
+#include "solver_impl.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse {
+
+using detail::Row;
+using detail::RowKind;
+
+namespace {
+
+Quat rotated(const Quat& q, const Vec3& phi) {
+    const double angle = phi.norm();
+    if (angle < 1e-300) return q;
+    const double s = std::sin(0.5 * angle) / angle;
+    return (Quat(std::cos(0.5 * angle), phi.x() * s, phi.y() * s, phi.z() * s) * q).normalized();
+}
+
+}  // namespace
+
+void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                           std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+    auto is_movable = [&](std::uint32_t i) {
+        return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
+    };
+    auto anchor = [&](std::uint32_t body, const Vec3& local, const Vec3& fixed) {
+        return is_movable(body) ? Vec3(bodies[body].position + bodies[body].orientation * local) : fixed;
+    };
+    // The depth each contact should have at most after the projection.
+    std::vector<double>& goal = approach;
+    goal.assign(contacts.size(), 0.0);
+    for (std::size_t k = 0; k < contacts.size(); ++k) {
+        const double d = contacts[k].depth, slop = settings.penetration_slop;
+        goal[k] = d > slop
+                      ? d - std::min(settings.penetration_correction * (d - slop), settings.max_correction)
+                      : slop;
+    }
+
+    stats.joint_error = 0;
+    for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
+        rows.clear();
+        double joint_error = 0;
+        bool contact_violated = false;
+        for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size(); ++k) {
+            const ContactConstraint& c = contacts[k];
+            const detail::ContactRows& cr = contact_rows[k];
+            if (cr.normal < 0) continue;
+            const Vec3 pa = anchor(c.body_a, cr.local_a, c.point);
+            const Vec3 pb = anchor(c.body_b, cr.local_b, c.point);
+            const double depth = c.depth - c.normal.dot(pb - pa);
+            if (depth > goal[k] + 1e-12) contact_violated = true;
+            Row r;
+            detail::make_row(r, bodies, c.body_a, c.body_b, pa, pb, c.normal);
+            r.kind = RowKind::normal;
+            r.source = static_cast<std::uint32_t>(k);
+            r.target = depth - goal[k];  // separate by at least this much
+            rows.push_back(r);
+        }
+        for (std::size_t k = 0; k < joints.size(); ++k) {
+            const BallJointConstraint& j = joints[k];
+            if (!is_movable(j.body_a) && !is_movable(j.body_b)) continue;
+            const Vec3 pa = anchor(j.body_a, j.local_anchor_a, j.local_anchor_a);
+            const Vec3 pb = anchor(j.body_b, j.local_anchor_b, j.local_anchor_b);
+            const Vec3 drift = pb - pa;
+            joint_error = std::max(joint_error, drift.norm());
+            for (int axis = 0; axis < 3; ++axis) {
+                Row r;
+                detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
+                r.kind = RowKind::joint;
+                r.source = static_cast<std::uint32_t>(k);
+                r.target = -drift[axis];
+                rows.push_back(r);
+            }
+        }
+        stats.joint_error = joint_error;
+        if (joint_error <= settings.joint_tolerance && !contact_violated) break;
+        // Contacts get one projection per step; joints iterate until the anchors meet.
+        if (iteration > 0 && joint_error <= settings.joint_tolerance) break;
+        ++stats.projection_iterations;
+
+        scratch_bodies.assign(bodies.begin(), bodies.end());
+        for (SolverBody& b : scratch_bodies) {
+            b.velocity.setZero();
+            b.angular_velocity.setZero();
+        }
+        islands.build(rows, bodies.size());
+        const auto order = islands.order();
+        const auto offsets = islands.offsets();
+        for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+            island_rows.clear();
+            for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
+            const bool direct = static_cast<int>(island_rows.size()) <= settings.direct_max_rows;
+            const detail::BlcpResult r =
+                direct
+                    ? detail::solve_blcp_direct(island_rows, scratch_bodies, workspace,
+                                                settings.max_active_set_iterations, settings.dense_max_rows)
+                    : detail::solve_blcp_iterative(island_rows, scratch_bodies, settings.max_iterations,
+                                                   settings.iterative_tolerance * 1e-2);
+            if (direct && !r.converged) {
+                for (const Row& row : island_rows)
+                    detail::apply_row_impulse(row, -row.lambda, scratch_bodies);
+                detail::solve_blcp_iterative(island_rows, scratch_bodies, settings.max_iterations, 0);
+            }
+        }
+        for (std::size_t i = 0; i < bodies.size(); ++i) {
+            SolverBody& b = bodies[i];
+            if (!detail::movable(b)) continue;
+            b.position += scratch_bodies[i].velocity;
+            b.orientation = rotated(b.orientation, scratch_bodies[i].angular_velocity);
+            b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+        }
+    }
+}
+
+}  // namespace simpulse

@@ -1,0 +1,102 @@
+// Row construction (Jacobians, effective masses), tangent bases and the island split of the constraint graph.
+#include "rows.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse::detail {
+
+void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b, const Vec3& pa,
+              const Vec3& pb, const Vec3& dir) {
+    row.dir = dir;
+    row.a = (a != kFixedFrame && a != kNoBody && movable(bodies[a])) ? a : kNoBody;
+    row.b = (b != kFixedFrame && b != kNoBody && movable(bodies[b])) ? b : kNoBody;
+    row.diagonal = 0;
+    if (row.a != kNoBody) {
+        const SolverBody& body = bodies[row.a];
+        row.ang_a = -(pa - body.position).cross(dir);
+        row.inv_ang_a = body.inverse_inertia * row.ang_a;
+        row.inv_mass_a = body.inverse_mass;
+        row.diagonal += body.inverse_mass + row.ang_a.dot(row.inv_ang_a);
+    } else {
+        row.ang_a.setZero();
+        row.inv_ang_a.setZero();
+        row.inv_mass_a = 0;
+    }
+    if (row.b != kNoBody) {
+        const SolverBody& body = bodies[row.b];
+        row.ang_b = (pb - body.position).cross(dir);
+        row.inv_ang_b = body.inverse_inertia * row.ang_b;
+        row.inv_mass_b = body.inverse_mass;
+        row.diagonal += body.inverse_mass + row.ang_b.dot(row.inv_ang_b);
+    } else {
+        row.ang_b.setZero();
+        row.inv_ang_b.setZero();
+        row.inv_mass_b = 0;
+    }
+}
+
+double coupling(const Row& i, const Row& j) {
+    double a = 0;
+    if (i.a != kNoBody) {
+        if (i.a == j.a) a += i.inv_mass_a * i.dir.dot(j.dir) + i.ang_a.dot(j.inv_ang_a);
+        if (i.a == j.b) a += -i.inv_mass_a * i.dir.dot(j.dir) + i.ang_a.dot(j.inv_ang_b);
+    }
+    if (i.b != kNoBody) {
+        if (i.b == j.a) a += -i.inv_mass_b * i.dir.dot(j.dir) + i.ang_b.dot(j.inv_ang_a);
+        if (i.b == j.b) a += i.inv_mass_b * i.dir.dot(j.dir) + i.ang_b.dot(j.inv_ang_b);
+    }
+    return a;
+}
+
+void tangent_basis(const Vec3& normal, const Vec3& preferred, Vec3& t1, Vec3& t2) {
+    const Vec3 projected = preferred - normal.dot(preferred) * normal;
+    const double length = projected.norm();
+    if (length > 1e-9) {
+        t1 = projected / length;
+    } else if (std::abs(normal.x()) >= 0.57735026919) {
+        t1 = Vec3(normal.y(), -normal.x(), 0).normalized();
+    } else {
+        t1 = Vec3(0, normal.z(), -normal.y()).normalized();
+    }
+    t2 = normal.cross(t1);
+}
+
+std::uint32_t IslandBuilder::find(std::uint32_t x) {
+    while (parent_[x] != x) {
+        parent_[x] = parent_[parent_[x]];
+        x = parent_[x];
+    }
+    return x;
+}
+
+void IslandBuilder::build(std::span<const Row> rows, std::size_t body_count) {
+    parent_.resize(body_count);
+    for (std::uint32_t i = 0; i < body_count; ++i) parent_[i] = i;
+    for (const Row& r : rows) {
+        if (r.a == kNoBody || r.b == kNoBody) continue;
+        std::uint32_t ra = find(r.a), rb = find(r.b);
+        if (ra == rb) continue;
+        if (ra > rb) std::swap(ra, rb);
+        parent_[rb] = ra;  // the smallest body index is the root: islands come out in body order
+    }
+    // Number islands by their root body in increasing order (deterministic), then bucket the rows stably.
+    island_of_root_.assign(body_count, kNoBody);
+    row_island_.resize(rows.size());
+    std::uint32_t islands = 0;
+    row_root_.clear();
+    for (const Row& r : rows) row_root_.push_back(find(r.a != kNoBody ? r.a : r.b));
+    sorted_roots_.assign(row_root_.begin(), row_root_.end());
+    std::sort(sorted_roots_.begin(), sorted_roots_.end());
+    sorted_roots_.erase(std::unique(sorted_roots_.begin(), sorted_roots_.end()), sorted_roots_.end());
+    for (std::uint32_t root : sorted_roots_) island_of_root_[root] = islands++;
+    for (std::size_t i = 0; i < rows.size(); ++i) row_island_[i] = island_of_root_[row_root_[i]];
+    offsets_.assign(islands + 1, 0);
+    for (std::uint32_t k : row_island_) ++offsets_[k + 1];
+    for (std::uint32_t k = 0; k < islands; ++k) offsets_[k + 1] += offsets_[k];
+    order_.assign(rows.size(), 0);
+    cursor_.assign(offsets_.begin(), offsets_.end() - 1);
+    for (std::uint32_t i = 0; i < rows.size(); ++i) order_[cursor_[row_island_[i]]++] = i;
+}
+
+}  // namespace simpulse::detail

@@ -1,0 +1,96 @@
+// Constraint rows of the simultaneous impulse solver (internal). Every row is one scalar constraint on the
+// relative velocity of two bodies along a direction d:
+//   w = J v = d . (v_b - v_a) + ang_a . w_a + ang_b . w_b
+// with ang_a = -(r_a x d), ang_b = r_b x d; an impulse lambda on the row changes the velocities by M^-1 J^T
+// lambda. A contact gives a normal row and (with friction) two tangent rows; a ball joint gives three rows.
+#pragma once
+
+#include <simpulse/solver/solver.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace simpulse::detail {
+
+inline constexpr std::uint32_t kNoBody = 0xffffffffu;  // static body or the fixed frame: no velocity
+
+enum class RowKind : std::uint8_t { normal, friction, joint };
+
+struct Row {
+    std::uint32_t a = kNoBody;  // movable body indices (kNoBody when static/fixed)
+    std::uint32_t b = kNoBody;
+    Vec3 dir = Vec3::Zero();  // unit direction, acts +dir on b and -dir on a
+    Vec3 ang_a = Vec3::Zero();
+    Vec3 ang_b = Vec3::Zero();
+    Vec3 inv_ang_a = Vec3::Zero();  // I_a^-1 ang_a
+    Vec3 inv_ang_b = Vec3::Zero();
+    double inv_mass_a = 0;
+    double inv_mass_b = 0;
+    double diagonal = 0;       // A_ii
+    double target = 0;         // desired w (speculative approach, joint drift in thesis mode)
+    double lambda = 0;         // accumulated impulse
+    double mu = 0;             // friction rows: coefficient
+    std::int32_t normal = -1;  // friction rows: index (within the island) of their contact's normal row
+    RowKind kind = RowKind::normal;
+    std::uint32_t source = 0;  // contact or joint index
+};
+
+inline double row_velocity(const Row& r, std::span<const SolverBody> bodies) {
+    double w = 0;
+    if (r.a != kNoBody) w += -r.dir.dot(bodies[r.a].velocity) + r.ang_a.dot(bodies[r.a].angular_velocity);
+    if (r.b != kNoBody) w += r.dir.dot(bodies[r.b].velocity) + r.ang_b.dot(bodies[r.b].angular_velocity);
+    return w;
+}
+
+inline void apply_row_impulse(const Row& r, double impulse, std::span<SolverBody> bodies) {
+    if (r.a != kNoBody) {
+        bodies[r.a].velocity -= (r.inv_mass_a * impulse) * r.dir;
+        bodies[r.a].angular_velocity += impulse * r.inv_ang_a;
+    }
+    if (r.b != kNoBody) {
+        bodies[r.b].velocity += (r.inv_mass_b * impulse) * r.dir;
+        bodies[r.b].angular_velocity += impulse * r.inv_ang_b;
+    }
+}
+
+// Fills the Jacobian of a row between bodies a and b (indices into `bodies`, kNoBody allowed) acting at the
+// world points pa (on a) and pb (on b) along dir.
+void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b, const Vec3& pa,
+              const Vec3& pb, const Vec3& dir);
+
+// A_ij of two rows of the same island (zero unless they share a body).
+double coupling(const Row& i, const Row& j);
+
+// Orthonormal tangent pair of a unit normal (t1 along `preferred` projected on the tangent plane if that is
+// long enough, else a fixed construction).
+void tangent_basis(const Vec3& normal, const Vec3& preferred, Vec3& t1, Vec3& t2);
+
+// Bodies whose motion the solver may change.
+inline bool movable(const SolverBody& b) {
+    return b.inverse_mass > 0;
+}
+
+// Splits rows into islands: bodies connected through rows (movable bodies only; static bodies and the fixed
+// frame do not connect). Outputs the permutation of rows grouped by island and the island offsets.
+class IslandBuilder {
+  public:
+    void build(std::span<const Row> rows, std::size_t body_count);
+    std::span<const std::uint32_t> order() const { return order_; }
+    std::span<const std::uint32_t> offsets() const {
+        return offsets_;
+    }  // island k: [offsets[k], offsets[k+1])
+
+  private:
+    std::uint32_t find(std::uint32_t x);
+    std::vector<std::uint32_t> parent_;
+    std::vector<std::uint32_t> island_of_root_;
+    std::vector<std::uint32_t> row_island_;
+    std::vector<std::uint32_t> row_root_;
+    std::vector<std::uint32_t> sorted_roots_;
+    std::vector<std::uint32_t> cursor_;
+    std::vector<std::uint32_t> order_;
+    std::vector<std::uint32_t> offsets_;
+};
+
+}  // namespace simpulse::detail

@@ -1,0 +1,271 @@
+// Solver front end and the exact mode: rows of contacts (normal + two friction rows of a 4-facet Coulomb
+// pyramid) and ball joints (three rows), islands, warm start from the previous step's impulses, the
+// direct/iterative choice per island, and the two restitution phases of the thesis (inelastic solve, then
+// restitution impulses e * lambda, then the re-check loop for points that became approaching).
+#include "solver_impl.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse {
+namespace {
+
+// Resting contacts (approach slower than the threshold) get no restitution, so bodies at rest do not jitter.
+// A threshold of 0 lets every compressed contact restitute (the setting of the thesis' theorem 2).
+bool skip_restitution(double approach_velocity, const SolverSettings& settings) {
+    return settings.restitution_threshold > 0 && -approach_velocity < settings.restitution_threshold;
+}
+
+}  // namespace
+
+using detail::BlcpResult;
+using detail::Row;
+using detail::RowKind;
+
+Solver::Solver() : impl_(std::make_unique<Impl>()) {}
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+const SolverStats& Solver::stats() const {
+    return impl_->stats;
+}
+
+void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                              std::span<const BallJointConstraint> joints, double dt,
+                              const SolverSettings& settings) {
+    impl_->stats = {};
+    if (settings.mode == SolverMode::thesis) {
+        impl_->solve_thesis(bodies, contacts, joints, dt, settings);
+    } else {
+        impl_->build_rows(bodies, contacts, joints, dt, settings);
+        impl_->solve_exact(bodies, contacts, settings);
+    }
+}
+
+void Solver::project_positions(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                               std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+    if (settings.mode == SolverMode::thesis)
+        return;  // the thesis corrects joints in the velocity system only
+    impl_->project(bodies, contacts, joints, settings);
+}
+
+const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const {
+    const auto it = std::lower_bound(cache.begin(), cache.end(), key,
+                                     [](const detail::WarmStart& w, std::uint64_t k) { return w.key < k; });
+    return it != cache.end() && it->key == key ? &*it : nullptr;
+}
+
+void Solver::Impl::record(const BlcpResult& result, bool direct) {
+    stats.iterations += result.iterations;
+    stats.pivots += result.pivots;
+    stats.residual = std::max(stats.residual, result.residual);
+    (direct ? stats.direct_islands : stats.iterative_islands) += 1;
+}
+
+void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                              std::span<const BallJointConstraint> joints, double dt,
+                              const SolverSettings& settings) {
+    rows.clear();
+    contact_rows.assign(contacts.size(), {});
+    const bool exact = settings.mode == SolverMode::exact;
+    auto is_movable = [&](std::uint32_t i) {
+        return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
+    };
+    for (std::size_t k = 0; k < contacts.size(); ++k) {
+        const ContactConstraint& c = contacts[k];
+        if (!is_movable(c.body_a) && !is_movable(c.body_b)) continue;
+        detail::ContactRows& cr = contact_rows[k];
+        if (is_movable(c.body_a))
+            cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
+        if (is_movable(c.body_b))
+            cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
+        const detail::WarmStart* warm = settings.warm_start ? find_warm_start(c.key) : nullptr;
+
+        Row normal;
+        detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
+        normal.kind = RowKind::normal;
+        normal.source = static_cast<std::uint32_t>(k);
+        normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
+        normal.lambda = warm ? warm->normal : 0.0;
+        cr.normal = static_cast<std::int32_t>(rows.size());
+        rows.push_back(normal);
+
+        if (!exact || c.friction <= 0) continue;
+        // Tangent basis: along the sliding velocity when sliding (the pyramid is then exact for the sliding
+        // direction), else the previous step's basis so the warm-started friction impulse keeps its meaning.
+        auto point_velocity = [&](std::uint32_t i) {
+            if (!is_movable(i)) return Vec3(Vec3::Zero());
+            return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(c.point - bodies[i].position));
+        };
+        Vec3 sliding = point_velocity(c.body_b) - point_velocity(c.body_a);
+        sliding -= sliding.dot(c.normal) * c.normal;
+        const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
+        Vec3 t1, t2;
+        detail::tangent_basis(c.normal, preferred, t1, t2);
+        Vec3 warm_friction = Vec3::Zero();
+        if (warm) {
+            Vec3 w1, w2;
+            detail::tangent_basis(c.normal, warm->t1, w1, w2);
+            warm_friction = warm->tangent1 * w1 + warm->tangent2 * w2;
+        }
+        cr.tangent = static_cast<std::int32_t>(rows.size());
+        for (const Vec3& t : {t1, t2}) {
+            Row f;
+            detail::make_row(f, bodies, c.body_a, c.body_b, c.point, c.point, t);
+            f.kind = RowKind::friction;
+            f.mu = c.friction;
+            f.normal = cr.normal;
+            f.source = static_cast<std::uint32_t>(k);
+            f.lambda = warm_friction.dot(t);
+            rows.push_back(f);
+        }
+    }
+    if (joint_cache.size() != 3 * joints.size()) joint_cache.assign(3 * joints.size(), 0.0);
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+        const BallJointConstraint& j = joints[k];
+        if (!is_movable(j.body_a) && !is_movable(j.body_b)) continue;
+        const Vec3 pa = j.body_a == kFixedFrame
+                            ? j.local_anchor_a
+                            : bodies[j.body_a].position + bodies[j.body_a].orientation * j.local_anchor_a;
+        const Vec3 pb = j.body_b == kFixedFrame
+                            ? j.local_anchor_b
+                            : bodies[j.body_b].position + bodies[j.body_b].orientation * j.local_anchor_b;
+        const Vec3 drift = pb - pa;
+        for (int axis = 0; axis < 3; ++axis) {
+            Row r;
+            detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
+            r.kind = RowKind::joint;
+            r.source = static_cast<std::uint32_t>(k);
+            // Thesis eq. 21-22: the anchors coincide at the end of the step. The exact mode keeps J v = 0 and
+            // removes drift in the position projection instead (no energy is injected).
+            r.target = exact ? 0.0 : -drift[axis] / dt;
+            r.lambda = settings.warm_start ? joint_cache[3 * k + static_cast<std::size_t>(axis)] : 0.0;
+            rows.push_back(r);
+        }
+    }
+    stats.rows = static_cast<int>(rows.size());
+}
+
+BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBody> bodies,
+                                      const SolverSettings& settings) {
+    const bool direct = static_cast<int>(island.size()) <= settings.direct_max_rows;
+    if (direct) {
+        BlcpResult r = detail::solve_blcp_direct(island, bodies, workspace,
+                                                 settings.max_active_set_iterations, settings.dense_max_rows);
+        if (r.converged) {
+            record(r, true);
+            return r;
+        }
+        // The active set did not settle: polish from the best iterate with the iterative method.
+        for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+        BlcpResult polish = detail::solve_blcp_iterative(island, bodies, settings.max_iterations,
+                                                         settings.iterative_tolerance);
+        polish.iterations += r.iterations;
+        polish.pivots += r.pivots;
+        record(polish, true);
+        return polish;
+    }
+    BlcpResult r =
+        detail::solve_blcp_iterative(island, bodies, settings.max_iterations, settings.iterative_tolerance);
+    record(r, false);
+    return r;
+}
+
+void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                               const SolverSettings& settings) {
+    islands.build(rows, bodies.size());
+    const auto order = islands.order();
+    const auto offsets = islands.offsets();
+    stats.islands = static_cast<int>(offsets.size()) - 1;
+    local_index.assign(rows.size(), -1);
+    const double velocity_tolerance = 1e-9;
+
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+        const std::uint32_t begin = offsets[k], end = offsets[k + 1];
+        island_rows.clear();
+        for (std::uint32_t p = begin; p < end; ++p) {
+            local_index[order[p]] = static_cast<std::int32_t>(p - begin);
+            island_rows.push_back(rows[order[p]]);
+        }
+        for (Row& r : island_rows)
+            if (r.kind == RowKind::friction) r.normal = local_index[static_cast<std::size_t>(r.normal)];
+        stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
+
+        // Phase 1: the perfectly inelastic impulses of all rows at once.
+        approach.resize(island_rows.size());
+        for (std::size_t i = 0; i < island_rows.size(); ++i)
+            approach[i] = detail::row_velocity(island_rows[i], bodies);
+        solve_island(island_rows, bodies, settings);
+
+        // Phase 2: restitution impulses e * lambda on the compressed contacts that approached fast enough.
+        bool any_restitution = false;
+        for (Row& r : island_rows) {
+            if (r.kind != RowKind::normal || r.lambda <= 0) continue;
+            const ContactConstraint& c = contacts[r.source];
+            if (c.restitution <= 0 ||
+                skip_restitution(approach[static_cast<std::size_t>(&r - island_rows.data())], settings))
+                continue;
+            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+            any_restitution = true;
+        }
+        // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
+        // restitution on its impulses too.
+        for (int round = 0; any_restitution && round < settings.recheck_iterations; ++round) {
+            recheck_rows.clear();
+            bool approaching = false;
+            for (const Row& r : island_rows) {
+                if (r.kind == RowKind::friction) continue;
+                Row copy = r;
+                copy.lambda = 0;
+                recheck_rows.push_back(copy);
+                if (r.kind == RowKind::normal &&
+                    detail::row_velocity(r, bodies) < r.target - velocity_tolerance)
+                    approaching = true;
+            }
+            if (!approaching) break;
+            ++stats.recheck_rounds;
+            approach.resize(recheck_rows.size());
+            for (std::size_t i = 0; i < recheck_rows.size(); ++i)
+                approach[i] = detail::row_velocity(recheck_rows[i], bodies);
+            solve_island(recheck_rows, bodies, settings);
+            any_restitution = false;
+            for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
+                const Row& r = recheck_rows[i];
+                if (r.kind != RowKind::normal || r.lambda <= 0) continue;
+                const ContactConstraint& c = contacts[r.source];
+                if (c.restitution <= 0 || skip_restitution(approach[i], settings)) continue;
+                detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+                any_restitution = true;
+            }
+        }
+        // Keep the inelastic impulses for the warm start of the next step.
+        for (std::uint32_t p = begin; p < end; ++p) rows[order[p]].lambda = island_rows[p - begin].lambda;
+    }
+
+    // Warm-start cache for the next step.
+    next_cache.clear();
+    for (std::size_t k = 0; k < contacts.size(); ++k) {
+        const detail::ContactRows& cr = contact_rows[k];
+        if (cr.normal < 0) continue;
+        detail::WarmStart w;
+        w.key = contacts[k].key;
+        w.normal = rows[static_cast<std::size_t>(cr.normal)].lambda;
+        if (cr.tangent >= 0) {
+            w.tangent1 = rows[static_cast<std::size_t>(cr.tangent)].lambda;
+            w.tangent2 = rows[static_cast<std::size_t>(cr.tangent) + 1].lambda;
+            w.t1 = rows[static_cast<std::size_t>(cr.tangent)].dir;
+        }
+        next_cache.push_back(w);
+    }
+    std::sort(next_cache.begin(), next_cache.end(),
+              [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
+    cache.swap(next_cache);
+    for (const Row& r : rows)
+        if (r.kind == RowKind::joint)
+            joint_cache[3 * r.source + static_cast<std::size_t>(r.dir.x() != 0   ? 0
+                                                                : r.dir.y() != 0 ? 1
+                                                                                 : 2)] = r.lambda;
+}
+
+}  // namespace simpulse

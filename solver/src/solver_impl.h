@@ -1,0 +1,67 @@
+// Internal state of the Solver: row buffers, islands, the warm-start cache and the scratch of the BLCP
+// solvers.
+#pragma once
+
+#include "blcp.h"
+#include "rows.h"
+
+#include <simpulse/solver/solver.h>
+
+#include <vector>
+
+namespace simpulse::detail {
+
+struct WarmStart {
+    std::uint64_t key = 0;
+    double normal = 0;
+    double tangent1 = 0;
+    double tangent2 = 0;
+    Vec3 t1 = Vec3::Zero();
+};
+
+// Where a contact's rows ended up, for the position projection and the warm-start cache.
+struct ContactRows {
+    std::int32_t normal = -1;     // global row index
+    std::int32_t tangent = -1;    // first of two tangent rows, or -1
+    Vec3 local_a = Vec3::Zero();  // contact point relative to A's centre of mass, A's body frame
+    Vec3 local_b = Vec3::Zero();
+};
+
+}  // namespace simpulse::detail
+
+namespace simpulse {
+
+struct Solver::Impl {
+    SolverStats stats;
+    std::vector<detail::Row> rows;  // all rows of the step, global order
+    std::vector<detail::ContactRows> contact_rows;
+    std::vector<detail::Row> island_rows;   // rows of the island being solved, contiguous
+    std::vector<std::int32_t> local_index;  // global row -> index within its island
+    std::vector<double> approach;           // pre-solve w of the island's rows
+    std::vector<detail::Row> recheck_rows;
+    std::vector<detail::Row> frictions;  // thesis mode: sliding friction impulses of a round
+    std::vector<std::uint32_t> recheck_source;
+    detail::IslandBuilder islands;
+    detail::BlcpWorkspace workspace;
+    std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
+    std::vector<detail::WarmStart> next_cache;
+    std::vector<double> joint_cache;         // joint row impulses of the previous step
+    std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
+
+    void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                    std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
+    void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                     const SolverSettings& settings);
+    void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                      std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
+    void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                 std::span<const BallJointConstraint> joints, const SolverSettings& settings);
+    // Solves an island's BLCP by the direct method when small enough, else iteratively; polishes with the
+    // iterative method if the active set does not settle.
+    detail::BlcpResult solve_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
+                                    const SolverSettings& settings);
+    const detail::WarmStart* find_warm_start(std::uint64_t key) const;
+    void record(const detail::BlcpResult& result, bool direct);
+};
+
+}  // namespace simpulse

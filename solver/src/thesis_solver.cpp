@@ -1,0 +1,115 @@
+// Mode "thesis": Ermolin's simultaneous impulse method exactly as the thesis states it (chapter 4, eq. 6-23).
+// The set C' of penetrating points (touching or penetrating contacts whose bodies approach) gets impulses p
+// along the normals such that all of them become touching at once: A p = b, solved with a rank-revealing
+// complete orthogonal decomposition (minimum-norm least squares, the thesis used SVD) so redundant contacts
+// work. Restitution scales the impulses, p' = (1 + e) p (eq. 20). Points that became penetrating are
+// collected and solved again (the re-check loop). Ball joints are three rows along the world axes whose
+// target is the end-of-step condition r_A + v_A(r_A) dt = r_B + v_B(r_B) dt (eq. 21-22), solved in the same
+// system with e = 0. Sliding friction is an impulse of magnitude mu |p'| against the tangential velocity (eq.
+// 23); we cap it at the impulse that stops the sliding, because Coulomb friction cannot reverse the motion
+// (the thesis does not say what happens there).
+#include "solver_impl.h"
+
+#include <Eigen/QR>
+
+#include <algorithm>
+#include <cmath>
+
+namespace simpulse {
+
+using detail::Row;
+using detail::RowKind;
+
+void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                                std::span<const BallJointConstraint> joints, double dt,
+                                const SolverSettings& settings) {
+    build_rows(bodies, contacts, joints, dt, settings);
+    // Separated (speculative) points are not contacts in the thesis' sense.
+    std::erase_if(rows,
+                  [&](const Row& r) { return r.kind == RowKind::normal && contacts[r.source].depth < 0; });
+    for (Row& r : rows) r.lambda = 0;
+    islands.build(rows, bodies.size());
+    const auto order = islands.order();
+    const auto offsets = islands.offsets();
+    stats.islands = static_cast<int>(offsets.size()) - 1;
+    const double velocity_tolerance = 1e-9;
+
+    std::vector<std::uint32_t>& set = recheck_source;  // rows of C' (indices into island_rows)
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+        island_rows.clear();
+        for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
+        stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
+        ++stats.direct_islands;
+        for (int round = 0; round <= settings.recheck_iterations; ++round) {
+            set.clear();
+            bool any_contact = false;
+            for (std::uint32_t i = 0; i < island_rows.size(); ++i) {
+                const Row& r = island_rows[i];
+                const double w = detail::row_velocity(r, bodies);
+                if (r.kind == RowKind::joint) {
+                    if (round == 0 || std::abs(w - r.target) > velocity_tolerance) set.push_back(i);
+                } else if (w < -velocity_tolerance) {
+                    set.push_back(i);
+                    any_contact = true;
+                }
+            }
+            if (set.empty() || (round > 0 && !any_contact)) break;
+            if (round > 0) ++stats.recheck_rounds;
+            // Joints stay in every round so new contact impulses cannot pull their anchors apart.
+            if (round > 0)
+                for (std::uint32_t i = 0; i < island_rows.size(); ++i)
+                    if (island_rows[i].kind == RowKind::joint &&
+                        std::find(set.begin(), set.end(), i) == set.end())
+                        set.push_back(i);
+            const auto n = static_cast<Eigen::Index>(set.size());
+            Eigen::MatrixXd& a = workspace.dense;
+            Eigen::VectorXd& b = workspace.rhs;
+            a.resize(n, n);
+            b.resize(n);
+            for (Eigen::Index i = 0; i < n; ++i) {
+                const Row& ri = island_rows[set[static_cast<std::size_t>(i)]];
+                b[i] = ri.target - detail::row_velocity(ri, bodies);
+                for (Eigen::Index j = 0; j <= i; ++j)
+                    a(i, j) = a(j, i) = detail::coupling(ri, island_rows[set[static_cast<std::size_t>(j)]]);
+            }
+            const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(a);
+            const Eigen::VectorXd p = cod.solve(b);
+            stats.residual = std::max(stats.residual, (a * p - b).cwiseAbs().maxCoeff());
+            ++stats.iterations;
+
+            // p' = (1 + e) p, applied all at once.
+            for (Eigen::Index i = 0; i < n; ++i) {
+                Row& r = island_rows[set[static_cast<std::size_t>(i)]];
+                const double e = r.kind == RowKind::normal ? contacts[r.source].restitution : 0.0;
+                const double impulse = (1 + e) * p[i];
+                detail::apply_row_impulse(r, impulse, bodies);
+                r.lambda += impulse;
+            }
+            // Sliding friction of the points just resolved: mu |p'| against the tangential velocity, computed
+            // for all points from the same velocities and then applied together.
+            frictions.clear();
+            for (Eigen::Index i = 0; i < n; ++i) {
+                const Row& r = island_rows[set[static_cast<std::size_t>(i)]];
+                if (r.kind != RowKind::normal) continue;
+                const ContactConstraint& c = contacts[r.source];
+                if (c.friction <= 0) continue;
+                auto point_velocity = [&](std::uint32_t body) {
+                    if (body == detail::kNoBody) return Vec3(Vec3::Zero());
+                    return Vec3(bodies[body].velocity +
+                                bodies[body].angular_velocity.cross(c.point - bodies[body].position));
+                };
+                Vec3 vt = point_velocity(r.b) - point_velocity(r.a);
+                vt -= vt.dot(c.normal) * c.normal;
+                const double speed = vt.norm();
+                if (speed <= velocity_tolerance) continue;
+                Row& f = frictions.emplace_back();
+                detail::make_row(f, bodies, c.body_a, c.body_b, c.point, c.point, -vt / speed);
+                const double magnitude = c.friction * std::abs((1 + c.restitution) * p[i]);
+                f.lambda = std::min(magnitude, speed / f.diagonal);
+            }
+            for (const Row& f : frictions) detail::apply_row_impulse(f, f.lambda, bodies);
+        }
+    }
+}
+
+}  // namespace simpulse
