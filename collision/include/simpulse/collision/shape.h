@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -87,6 +88,17 @@ struct Plane {
     double offset = 0;
 };
 
+// Bounding-volume hierarchy over items with boxes (triangles of a mesh, children of a compound).
+struct Bvh {
+    struct Node {
+        Aabb box;
+        std::int32_t first = 0;  // leaf: first item index in `items`; inner: index of the left child
+        std::int32_t count = 0;  // leaf: number of items (> 0); inner: 0 (right child = first + 1)
+    };
+    std::vector<Node> nodes;
+    std::vector<std::uint32_t> items;
+};
+
 struct Shape;
 using ShapePtr = std::shared_ptr<const Shape>;
 
@@ -98,17 +110,7 @@ struct CompoundChild {
 struct Compound {
     std::vector<CompoundChild> children;
     std::vector<Aabb> child_bounds;  // local bounds of each child in the compound frame
-};
-
-// Bounding-volume hierarchy over items with boxes (triangles of a mesh, children of a compound).
-struct Bvh {
-    struct Node {
-        Aabb box;
-        std::int32_t first = 0;  // leaf: first item index in `items`; inner: index of the left child
-        std::int32_t count = 0;  // leaf: number of items (> 0); inner: 0 (right child = first + 1)
-    };
-    std::vector<Node> nodes;
-    std::vector<std::uint32_t> items;
+    Bvh bvh;                         // over child_bounds, built by make_compound
 };
 
 // Static triangle mesh. Triangles are counter-clockwise seen from the outside (front face).
@@ -168,6 +170,10 @@ ShapePtr make_compound(std::vector<CompoundChild> children);
 ShapePtr make_triangle_mesh(std::vector<Vec3> vertices, std::vector<std::array<std::uint32_t, 3>> triangles);
 ShapePtr make_height_field(const Vec2& origin, const Vec2& spacing, int rows, int columns,
                            std::vector<double> heights);
+// Min and max height over the cells [row_begin, row_end) x [column_begin, column_end) (cell (i, j) has the
+// corners (i, j) .. (i + 1, j + 1)), clipped to the grid, from the pyramid; {+inf, -inf} for an empty range.
+std::pair<double, double> height_field_range(const HeightField& field, int row_begin, int column_begin,
+                                             int row_end, int column_end);
 
 // Tight bounding box of the shape at `pose`. Planes return an infinite box.
 Aabb compute_aabb(const Shape& shape, const Pose& pose);
