@@ -52,14 +52,29 @@ struct Frame {
 };
 
 // Andrew's monotone chain on at most kMaxFeatureVertices points; collinear and duplicate points (within tol)
-// are dropped. Result is counter-clockwise.
-void hull_2d(const ContactFeature& f, const Frame& frame, double tol, ProjectedFeature& out) {
-    std::array<Vec2, kMaxFeatureVertices> p;
+// are dropped. Result is counter-clockwise. Points that project onto the same 2-D point (an edge along the
+// normal) keep only the one farthest out along `outward` (+n for A, -n for B): the surface point the lift
+// needs.
+void hull_2d(const ContactFeature& f, const Frame& frame, const Vec3& outward, double tol,
+             ProjectedFeature& out) {
+    std::array<Vec2, kMaxFeatureVertices> p;  // indexed by the original point index
     std::array<int, kMaxFeatureVertices> order;
-    const int n = f.count;
-    for (int i = 0; i < n; ++i) {
-        p[static_cast<std::size_t>(i)] = frame.project(f.points[static_cast<std::size_t>(i)]);
-        order[static_cast<std::size_t>(i)] = i;
+    int n = 0;
+    for (int i = 0; i < f.count; ++i) {
+        const Vec3& x = f.points[static_cast<std::size_t>(i)];
+        p[static_cast<std::size_t>(i)] = frame.project(x);
+        int dup = -1;
+        for (int k = 0; k < n && dup < 0; ++k)
+            if ((p[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] -
+                 p[static_cast<std::size_t>(i)])
+                    .norm() <= tol)
+                dup = k;
+        if (dup < 0) {
+            order[static_cast<std::size_t>(n++)] = i;
+        } else if (outward.dot(x) >
+                   outward.dot(f.points[static_cast<std::size_t>(order[static_cast<std::size_t>(dup)])])) {
+            order[static_cast<std::size_t>(dup)] = i;
+        }
     }
     std::sort(order.begin(), order.begin() + n, [&](int a, int b) {
         const Vec2& pa = p[static_cast<std::size_t>(a)];
@@ -195,6 +210,23 @@ Vec2 closest_on_segment(const Vec2& q, const Vec2& s0, const Vec2& s1) {
     const Vec2 d = s1 - s0;
     const double len2 = d.squaredNorm();
     return len2 > 0 ? Vec2(s0 + std::clamp((q - s0).dot(d) / len2, 0.0, 1.0) * d) : s0;
+}
+
+// Closest point of a projected feature (point, segment or CCW polygon) to q.
+Vec2 closest_in_feature(const ProjectedFeature& f, const Vec2& q) {
+    if (f.count == 1) return f.p2[0];
+    if (f.count == 2) return closest_on_segment(q, f.p2[0], f.p2[1]);
+    bool inside = true;
+    Vec2 best = q;
+    double best_d2 = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < f.count; ++i) {
+        const Vec2 a = f.p2[static_cast<std::size_t>(i)];
+        const Vec2 b = f.p2[static_cast<std::size_t>((i + 1) % f.count)];
+        if (cross2(b - a, q - a) < 0) inside = false;
+        const Vec2 c = closest_on_segment(q, a, b);
+        if ((c - q).squaredNorm() < best_d2) best_d2 = (c - q).squaredNorm(), best = c;
+    }
+    return inside ? q : best;
 }
 
 void clip_segments(const ProjectedFeature& a, const ProjectedFeature& b, double tol, Emitter& e) {
@@ -338,22 +370,20 @@ int clip_features(const ContactFeature& a, const ContactFeature& b, const Vec3& 
     const double tol = kRoundingTolerance * std::max(scale, std::numeric_limits<double>::min());
 
     ProjectedFeature pa, pb;
-    hull_2d(a, frame, tol, pa);
-    hull_2d(b, frame, tol, pb);
+    hull_2d(a, frame, normal, tol, pa);
+    hull_2d(b, frame, -normal, tol, pb);
     Emitter e{pa, pb, frame, margin, key, out};
 
     if (pa.count == 1 || pb.count == 1) {
-        // A vertex against anything: the vertex is the contact, lifted onto the other feature.
+        // A vertex against anything: the vertex is the contact, measured against the nearest point of the
+        // other feature's projection (itself when it projects inside, as the axis guarantees up to its
+        // tolerance).
         const std::uint32_t label =
             pa.count == 1 ? point_label(true, pa.index[0]) : point_label(false, pb.index[0]);
-        if (pa.count == 1 && pb.count == 1)
-            e.emit(pa.p2[0], pb.p2[0], label);
-        else if (pa.count == 1)
-            e.emit(pa.p2[0], pb.count == 2 ? closest_on_segment(pa.p2[0], pb.p2[0], pb.p2[1]) : pa.p2[0],
-                   label);
+        if (pa.count == 1)
+            e.emit(pa.p2[0], closest_in_feature(pb, pa.p2[0]), label);
         else
-            e.emit(pa.count == 2 ? closest_on_segment(pb.p2[0], pa.p2[0], pa.p2[1]) : pb.p2[0], pb.p2[0],
-                   label);
+            e.emit(closest_in_feature(pa, pb.p2[0]), pb.p2[0], label);
         return e.added;
     }
     if (pa.count == 2 && pb.count == 2) {

@@ -1,0 +1,60 @@
+// Convex shapes against static triangle meshes and height fields. Each triangle near the shape (BVH query, or
+// the cells under the shape's box) is a one-sided contact: a shape whose centre is behind the triangle's
+// plane is ignored (the mesh is solid below its front faces). The contact normal is the triangle's face
+// normal unless the closest points of the cores (GJK) lie on a convex edge or at a vertex of a convex edge,
+// where the edge/vertex normal is real; on flat and concave ("internal") edges, and whenever the core itself
+// cuts the triangle, the face normal is used (Bullet's btInternalEdgeUtility, Jolt's active edges): a body
+// sliding over a triangulated floor never sees a ghost edge normal. The features along the normal are then
+// clipped as in the axis-rotation method (axis_rotation.h), and the per-triangle patches with the same normal
+// (coplanar triangles) are merged and reduced to four points (Strashnov & Torgashev 2020, sect. V: one patch
+// per plane).
+#pragma once
+
+#include <simpulse/collision/contact.h>
+#include <simpulse/collision/shape.h>
+#include <simpulse/collision/support.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace simpulse {
+
+// One triangle in its mesh's frame: counter-clockwise seen from the front, unit front normal, bit i of
+// convex_edges set when edge v[i] -> v[(i + 1) % 3] may produce edge normals (convex or boundary).
+struct MeshTriangle {
+    std::array<Vec3, 3> v;
+    Vec3 normal = Vec3::UnitZ();
+    std::uint8_t convex_edges = 7;
+    std::uint32_t index = 0;  // triangle index (mesh) or 2 * cell + half (height field)
+};
+
+// Contact of a convex shape, given as a support view in the triangle's frame, with one triangle. The normal
+// points from the shape to the triangle; ids are unique per triangle. Returns false when nothing is within
+// the margin.
+bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& triangle, double margin,
+                             Manifold& out);
+
+// Appends one manifold per contact plane (normal from the convex shape to the mesh, sub_b = the triangle of
+// the patch's first point); returns the number appended.
+int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleMesh& mesh, const Pose& pose_b,
+                        const CollideSettings& settings, std::vector<Manifold>& out);
+
+// Height fields through their cell triangles: cell (i, j) (rows i, columns j, vertex (i, j) as in
+// HeightField) is split along the diagonal from vertex (i, j) to (i + 1, j + 1) into triangle 2c = {(i,j),
+// (i,j+1), (i+1,j+1)} and 2c + 1 = {(i,j), (i+1,j+1), (i+1,j)}, c = i * (columns - 1) + j; both face up (+z).
+// Edge flags come from the neighbouring triangles as in make_triangle_mesh (flat within 1e-3 rad or concave:
+// internal; grid border: convex). sub_b is the triangle index 2c or 2c + 1.
+int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const HeightField& field,
+                                const Pose& pose_b, const CollideSettings& settings,
+                                std::vector<Manifold>& out);
+MeshTriangle height_field_triangle(const HeightField& field, int row, int column, int half);
+
+// Cylinder against height field, the seam for the analytic algorithm of Strashnov & Torgashev 2020 (its own
+// source file, cylinder_height_field.cpp, which that algorithm replaces). Until then it runs the generic
+// path.
+int collide_cylinder_height_field(const Shape& cylinder, const Pose& pose_a, const HeightField& field,
+                                  const Pose& pose_b, const CollideSettings& settings,
+                                  std::vector<Manifold>& out);
+
+}  // namespace simpulse

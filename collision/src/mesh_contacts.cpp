@@ -1,0 +1,317 @@
+// Convex shapes against triangle meshes and height fields: one-sided triangle contacts with internal-edge
+// normal fixing (Bullet btInternalEdgeUtility, Jolt active edges), axis-rotation features along the chosen
+// normal, and merging of coplanar per-triangle patches (see mesh_contacts.h).
+#include <simpulse/collision/axis_rotation.h>
+#include <simpulse/collision/bvh.h>
+#include <simpulse/collision/clip.h>
+#include <simpulse/collision/gjk.h>
+#include <simpulse/collision/manifold_reduction.h>
+#include <simpulse/collision/mesh_contacts.h>
+
+#include <cmath>
+#include <limits>
+
+namespace simpulse {
+namespace {
+
+// Same rule as make_triangle_mesh: neighbours within 1e-3 rad of coplanar share a flat (internal) edge.
+constexpr double kFlatEdgeAngle = 1e-3;
+// Per-triangle patches whose normals agree within this angle lie in one plane and merge into one manifold.
+// Coplanar triangles' normals differ by the rounding of their cross products (~1e-16 rad), real creases by at
+// least the flat-edge angle above, so any value in between separates the two.
+constexpr double kCoplanarAngle = 1e-6;
+// Barycentric coordinates below this are zero: the closest point is on the edge or vertex.
+constexpr double kBarycentricTolerance = 1e-9;
+// Relative rounding floor of the GJK loop below, as in gjk.cpp.
+constexpr double kRounding = 64 * std::numeric_limits<double>::epsilon();
+
+Vec3 triangle_support(const MeshTriangle& t, const Vec3& d) {
+    const double d0 = d.dot(t.v[0]), d1 = d.dot(t.v[1]), d2 = d.dot(t.v[2]);
+    return d0 >= d1 ? (d0 >= d2 ? t.v[0] : t.v[2]) : (d1 >= d2 ? t.v[1] : t.v[2]);
+}
+
+struct CoreDistance {
+    double distance = 0;
+    Vec3 on_convex, on_triangle;
+    bool intersecting = false;
+};
+
+// GJK between the convex core and the triangle (Gilbert, Johnson & Keerthi 1988) with the signed-volume
+// sub-algorithm of gjk.h; the loop and its termination follow gjk.cpp, in a frame centred on the core.
+CoreDistance core_triangle_distance(const ConvexSupport& core, const MeshTriangle& t) {
+    const Vec3 o = core.center();
+    GjkSimplex s;
+    std::array<double, 4> lambda{1, 0, 0, 0};
+    Vec3 dir = (t.v[0] + t.v[1] + t.v[2]) / 3 - o;
+    if (!(dir.squaredNorm() > 0)) dir = -t.normal;
+    s.a[0] = core.support(dir) - o;
+    s.b[0] = triangle_support(t, -dir) - o;
+    s.w[0] = s.a[0] - s.b[0];
+    s.count = 1;
+    Vec3 v = s.w[0];
+    double vv = v.squaredNorm();
+    CoreDistance r;
+    for (int iteration = 0; iteration < 64; ++iteration) {
+        if (!(vv > 0)) {
+            r.intersecting = true;
+            break;
+        }
+        const Vec3 pa = core.support(-v) - o;
+        const Vec3 pb = triangle_support(t, v) - o;
+        const Vec3 w = pa - pb;
+        const double vw = v.dot(w);
+        if (vv - vw <= 1e-10 * vv + kRounding * std::sqrt(vv * w.squaredNorm())) break;
+        bool repeated = false;
+        for (int i = 0; i < s.count; ++i) repeated = repeated || s.w[static_cast<std::size_t>(i)] == w;
+        if (repeated) break;
+        s.w[static_cast<std::size_t>(s.count)] = w;
+        s.a[static_cast<std::size_t>(s.count)] = pa;
+        s.b[static_cast<std::size_t>(s.count)] = pb;
+        ++s.count;
+        const Vec3 next = gjk_closest_on_simplex(s, lambda);
+        if (s.count == 4) {
+            r.intersecting = true;
+            break;
+        }
+        double w_max = 0;
+        for (int i = 0; i < s.count; ++i)
+            w_max = std::max(w_max, s.w[static_cast<std::size_t>(i)].squaredNorm());
+        const double next_vv = next.squaredNorm();
+        if (next_vv <= kRounding * kRounding * w_max) {
+            r.intersecting = true;
+            v = next;
+            break;
+        }
+        const bool progress = next_vv < vv;
+        v = next;
+        vv = next_vv;
+        if (!progress) break;
+    }
+    r.on_convex = o;
+    r.on_triangle = o;
+    for (int i = 0; i < s.count; ++i) {
+        r.on_convex += lambda[static_cast<std::size_t>(i)] * s.a[static_cast<std::size_t>(i)];
+        r.on_triangle += lambda[static_cast<std::size_t>(i)] * s.b[static_cast<std::size_t>(i)];
+    }
+    r.distance = r.intersecting ? 0.0 : std::sqrt(vv);
+    return r;
+}
+
+// Barycentric coordinates of p (in the triangle's plane) with respect to the triangle (Ericson 3.4).
+Vec3 barycentric(const MeshTriangle& t, const Vec3& p) {
+    const Vec3 e0 = t.v[1] - t.v[0], e1 = t.v[2] - t.v[0], d = p - t.v[0];
+    const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1), d20 = d.dot(e0), d21 = d.dot(e1);
+    const double den = d00 * d11 - d01 * d01;
+    const double b1 = (d11 * d20 - d01 * d21) / den, b2 = (d00 * d21 - d01 * d20) / den;
+    return {1 - b1 - b2, b1, b2};
+}
+
+// Whether the closest point `p` of the triangle lies on a feature allowed to produce a non-face normal: a
+// convex edge, or a vertex with a convex edge. Interior points give the face normal anyway.
+bool on_active_feature(const MeshTriangle& t, const Vec3& p) {
+    const Vec3 b = barycentric(t, p);
+    int zeros = 0, last_zero = 0, nonzero = 0;
+    for (int k = 0; k < 3; ++k) {
+        if (b[k] <= kBarycentricTolerance)
+            ++zeros, last_zero = k;
+        else
+            nonzero = k;
+    }
+    if (zeros == 0) return false;
+    if (zeros == 1)
+        return (t.convex_edges >> ((last_zero + 1) % 3)) & 1;  // the edge opposite the zero vertex
+    // At vertex `nonzero`: its two edges are nonzero (leaving it) and nonzero + 2 (arriving).
+    return ((t.convex_edges >> nonzero) & 1) || ((t.convex_edges >> ((nonzero + 2) % 3)) & 1);
+}
+
+// The triangle's feature towards `m`: the vertices whose support value is within the axis-rotation cone of
+// the best one, i.e. what the supports along a cone of half-angle eps around m would collect.
+void triangle_feature(const MeshTriangle& t, const Vec3& m, ContactFeature& out) {
+    double best = -std::numeric_limits<double>::infinity();
+    int top = 0;
+    for (int k = 0; k < 3; ++k)
+        if (m.dot(t.v[static_cast<std::size_t>(k)]) > best)
+            best = m.dot(t.v[static_cast<std::size_t>(k)]), top = k;
+    out.clear();
+    const double s = std::sin(kAxisRotationAngle);
+    for (int k = 0; k < 3; ++k) {
+        const Vec3& v = t.v[static_cast<std::size_t>(k)];
+        if (m.dot(v) >= best - s * (v - t.v[static_cast<std::size_t>(top)]).norm()) out.add(v);
+    }
+}
+
+bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
+    const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
+    return b.minCoeff() >= -kBarycentricTolerance;
+}
+
+// Merges the manifolds out[first..] that share a plane into one, reduced to four points.
+void merge_coplanar(std::vector<Manifold>& out, std::size_t first) {
+    const double cos_tol = std::cos(kCoplanarAngle);
+    for (std::size_t i = first; i < out.size(); ++i) {
+        for (std::size_t j = i + 1; j < out.size();) {
+            if (out[i].normal.dot(out[j].normal) < cos_tol) {
+                ++j;
+                continue;
+            }
+            ContactCandidates c;
+            for (int k = 0; k < out[i].count; ++k) c.add(out[i].points[static_cast<std::size_t>(k)]);
+            for (int k = 0; k < out[j].count; ++k) c.add(out[j].points[static_cast<std::size_t>(k)]);
+            Manifold merged = out[i];
+            reduce_contacts(c.view(), out[i].normal, merged);
+            out[i] = merged;
+            out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+    }
+}
+
+// Local bounding box of a convex shape from its supports along the frame axes, grown by the margin.
+Aabb support_box(const ConvexSupport& s, double margin) {
+    Aabb box;
+    for (int k = 0; k < 3; ++k) {
+        box.max[k] = s.support(Vec3::Unit(k))[k] + margin;
+        box.min[k] = s.support(-Vec3::Unit(k))[k] - margin;
+    }
+    return box;
+}
+
+// Shared driver: the shape in the static body's frame, one callback per candidate triangle, then merging and
+// the transform of the new manifolds to world.
+template <class ForEachTriangle>
+int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& pose_b,
+                           const CollideSettings& settings, std::vector<Manifold>& out,
+                           ForEachTriangle&& for_each_triangle) {
+    const ConvexSupport local(convex, pose_b.inverse() * pose_a);
+    const std::size_t first = out.size();
+    for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
+        Manifold m;
+        if (!collide_convex_triangle(local, t, settings.margin, m)) return;
+        m.sub_a = 0;
+        m.sub_b = t.index;
+        out.push_back(m);
+    });
+    merge_coplanar(out, first);
+    for (std::size_t k = first; k < out.size(); ++k) {
+        out[k].normal = pose_b.rotate(out[k].normal);
+        for (int i = 0; i < out[k].count; ++i) {
+            Vec3& p = out[k].points[static_cast<std::size_t>(i)].position;
+            p = pose_b.transform_point(p);
+        }
+    }
+    return static_cast<int>(out.size() - first);
+}
+
+Vec3 grid_vertex(const HeightField& f, int i, int j) {
+    return {f.origin.x() + j * f.spacing.x(), f.origin.y() + i * f.spacing.y(), f.height(i, j)};
+}
+
+}  // namespace
+
+bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t, double margin,
+                             Manifold& out) {
+    const Vec3& n = t.normal;
+    // One-sided: a shape whose centre is behind the plane belongs to the other side (or fell through).
+    if (n.dot(convex.center() - t.v[0]) < 0) return false;
+    // The face axis bounds the depth: a shape entirely above the plane by more than the margin cannot touch.
+    if (n.dot(t.v[0] - convex.support(-n)) < -margin) return false;
+    const ConvexSupport core = convex.core();
+    const CoreDistance d = core_triangle_distance(core, t);
+    if (d.distance - convex.radius > margin) return false;
+
+    // m points from the triangle to the shape.
+    Vec3 m = n;
+    bool face = true;
+    if (!d.intersecting && d.distance > 0 && on_active_feature(t, d.on_triangle)) {
+        m = (d.on_convex - d.on_triangle) / d.distance;
+        face = false;
+    }
+    ContactFeature fc, ft;
+    axis_rotation_feature(core, -m, fc);
+    if (face) {
+        for (const Vec3& v : t.v) ft.add(v);
+        // A vertex of the shape beside this triangle is another triangle's contact (or off an internal edge).
+        if (fc.count == 1 && !inside_triangle_prism(t, fc.points[0])) return false;
+    } else {
+        triangle_feature(t, m, ft);
+    }
+    return core_feature_manifold(fc, ft, -m, convex.radius, 0, margin, t.index, out);
+}
+
+int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleMesh& mesh, const Pose& pose_b,
+                        const CollideSettings& settings, std::vector<Manifold>& out) {
+    return collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
+        bvh_query(mesh.bvh, box, [&](std::uint32_t index) {
+            const auto& tri = mesh.triangles[index];
+            MeshTriangle t;
+            for (int k = 0; k < 3; ++k)
+                t.v[static_cast<std::size_t>(k)] = mesh.vertices[tri[static_cast<std::size_t>(k)]];
+            t.normal = mesh.normals[index];
+            t.convex_edges = mesh.convex_edges[index];
+            t.index = index;
+            visit(t);
+        });
+    });
+}
+
+MeshTriangle height_field_triangle(const HeightField& f, int i, int j, int half) {
+    // Vertex (row, column) offsets of the two triangles and, per edge, the far vertex of the neighbour across
+    // it.
+    struct Layout {
+        int v[3][2];
+        int opposite[3][2];
+    };
+    static constexpr Layout kLayout[2] = {
+        {{{0, 0}, {0, 1}, {1, 1}}, {{-1, 0}, {1, 2}, {1, 0}}},
+        {{{0, 0}, {1, 1}, {1, 0}}, {{0, 1}, {2, 1}, {0, -1}}},
+    };
+    const Layout& l = kLayout[half];
+    MeshTriangle t;
+    for (int k = 0; k < 3; ++k)
+        t.v[static_cast<std::size_t>(k)] = grid_vertex(f, i + l.v[k][0], j + l.v[k][1]);
+    t.normal = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalized();
+    t.index = static_cast<std::uint32_t>(2 * (i * (f.columns - 1) + j) + half);
+    t.convex_edges = 0;
+    for (int k = 0; k < 3; ++k) {
+        const int oi = i + l.opposite[k][0], oj = j + l.opposite[k][1];
+        const Vec3& p = t.v[static_cast<std::size_t>(k)];
+        const Vec3& q = t.v[static_cast<std::size_t>((k + 1) % 3)];
+        bool convex = true;  // the grid border is a real edge
+        if (oi >= 0 && oi < f.rows && oj >= 0 && oj < f.columns) {
+            const Vec3 o = grid_vertex(f, oi, oj);
+            Vec3 n2 = (q - o).cross(p - o).normalized();
+            if (n2.z() < 0) n2 = -n2;
+            convex = t.normal.dot(n2) < std::cos(kFlatEdgeAngle) && t.normal.dot(o - p) < 0;
+        }
+        if (convex) t.convex_edges = static_cast<std::uint8_t>(t.convex_edges | (1u << k));
+    }
+    return t;
+}
+
+int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const HeightField& f,
+                                const Pose& pose_b, const CollideSettings& settings,
+                                std::vector<Manifold>& out) {
+    return collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
+        const int j0 =
+            std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
+        const int j1 = std::min(f.columns - 2,
+                                static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
+        const int i0 =
+            std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
+        const int i1 =
+            std::min(f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
+        for (int i = i0; i <= i1; ++i)
+            for (int j = j0; j <= j1; ++j) {
+                const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
+                             h3 = f.height(i + 1, j + 1);
+                // The cell's surface lies between its lowest and highest corner: skip it when the box misses
+                // that slab (entirely above the surface, or entirely below it and so behind its one-sided
+                // faces).
+                if (std::max({h0, h1, h2, h3}) < box.min.z() || std::min({h0, h1, h2, h3}) > box.max.z())
+                    continue;
+                visit(height_field_triangle(f, i, j, 0));
+                visit(height_field_triangle(f, i, j, 1));
+            }
+    });
+}
+
+}  // namespace simpulse

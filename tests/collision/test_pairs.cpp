@@ -1,0 +1,547 @@
+// Tests of the narrow-phase dispatch (narrow_phase.h) over every pair of shape types, and of the closed-form
+// pairs (convex_pairs.h) and plane contacts (plane_contacts.h): stacked configurations whose contact patch is
+// known exactly (normal +z, depth, mid-surface height, points on the patch boundary), the exact swap
+// symmetry, and closed forms for spheres, capsules and the cylinder cases of the manifold quality bar.
+#include <simpulse/collision/convex_pairs.h>
+#include <simpulse/collision/narrow_phase.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace simpulse {
+namespace {
+
+// Closed-form pairs compute with a handful of flops on O(1) values: 1e-12. Pairs on the general path take
+// their normal from EPA, which stops at a relative gap of 1e-9 (epa.h); the depths and points inherit that
+// error times the patch size (< 1), so those checks use 1e-9.
+constexpr double kExact = 1e-12;
+constexpr double kEpa = 1e-9;
+
+Quat about(const Vec3& axis, double angle) {
+    return Quat(Eigen::AngleAxisd(angle, axis.normalized()));
+}
+
+// ---- Stacked pairs: L below with its top at z = 0, U above with its bottom at z = gap, both centred on the
+// z axis. The patch seen from above is the intersection of L's top feature and U's bottom feature.
+
+enum class Footprint { point, rect, disc, hexagon, unbounded };
+
+struct Region {
+    Footprint kind = Footprint::unbounded;
+    double a = 0, b = 0;  // rect half sizes, disc radius, hexagon circumradius
+    // Signed distance in the plane (> 0 outside); unbounded regions are everywhere inside.
+    double sdf(const Vec2& p) const {
+        switch (kind) {
+            case Footprint::point:
+                return p.norm();
+            case Footprint::rect: {
+                const Vec2 d = p.cwiseAbs() - Vec2(a, b);
+                return d.cwiseMax(0.0).norm() + std::min(d.maxCoeff(), 0.0);
+            }
+            case Footprint::disc:
+                return p.norm() - a;
+            case Footprint::hexagon: {
+                // Vertices at angles k * 60 deg: apothems along 30 + k * 60 deg.
+                double d = -std::numeric_limits<double>::infinity();
+                for (int k = 0; k < 6; ++k) {
+                    const double t = std::numbers::pi / 6 + k * std::numbers::pi / 3;
+                    d = std::max(d,
+                                 p.dot(Vec2(std::cos(t), std::sin(t))) - a * std::cos(std::numbers::pi / 6));
+                }
+                return d;
+            }
+            case Footprint::unbounded:
+                return -std::numeric_limits<double>::infinity();
+        }
+        return 0;
+    }
+};
+
+struct Placed {
+    std::string name;
+    ShapePtr shape;
+    double top = 0, bottom = 0;  // distance from the origin to the top / bottom surface along z
+    Region top_region, bottom_region;
+    bool is_static = false;
+    bool exact = true;  // handled by closed forms, not by EPA
+};
+
+ShapePtr hex_prism(double circumradius, double half_height) {
+    std::vector<Vec3> p;
+    for (int k = 0; k < 6; ++k)
+        for (double z : {-half_height, half_height})
+            p.emplace_back(circumradius * std::cos(k * std::numbers::pi / 3),
+                           circumradius * std::sin(k * std::numbers::pi / 3), z);
+    return make_convex_hull(p);
+}
+
+std::vector<Placed> catalogue() {
+    std::vector<Placed> c;
+    const Region point{Footprint::point}, any{Footprint::unbounded};
+    c.push_back({"sphere", make_sphere(0.5), 0.5, 0.5, point, point});
+    c.push_back({"box",
+                 make_box(Vec3(0.5, 0.4, 0.3)),
+                 0.3,
+                 0.3,
+                 {Footprint::rect, 0.5, 0.4},
+                 {Footprint::rect, 0.5, 0.4}});
+    c.push_back({"capsule", make_capsule(0.25, 0.3), 0.55, 0.55, point, point});
+    c.push_back({"cylinder",
+                 make_cylinder(0.3, 0.35),
+                 0.35,
+                 0.35,
+                 {Footprint::disc, 0.3},
+                 {Footprint::disc, 0.3},
+                 false,
+                 false});
+    c.push_back({"cone", make_cone(0.5, 0.4), 0.4, 0.4, point, {Footprint::disc, 0.5}, false, false});
+    c.push_back(
+        {"hull", hex_prism(0.45, 0.35), 0.35, 0.35, {Footprint::hexagon, 0.45}, {Footprint::hexagon, 0.45}});
+    c.push_back({"plane", make_plane(Vec3::UnitZ(), 0), 0, 0, any, any, true});
+    // A compound whose first child is far away: the touching child is index 1.
+    c.push_back({"compound",
+                 make_compound({{make_sphere(0.2), Pose{Vec3(5, 5, 5), Quat::Identity()}},
+                                {make_box(Vec3(0.5, 0.4, 0.3)), Pose{}}}),
+                 0.3,
+                 0.3,
+                 {Footprint::rect, 0.5, 0.4},
+                 {Footprint::rect, 0.5, 0.4}});
+    // Flat square [-2, 2]^2 of two triangles whose diagonal runs through the origin.
+    c.push_back({"mesh",
+                 make_triangle_mesh({Vec3(-2, -2, 0), Vec3(2, -2, 0), Vec3(2, 2, 0), Vec3(-2, 2, 0)},
+                                    {{{0, 1, 2}}, {{0, 2, 3}}}),
+                 0, 0, any, any, true});
+    // Flat 5 x 5 grid over [-2, 2]^2: the origin is a grid vertex.
+    c.push_back({"heightfield",
+                 make_height_field(Vec2(-2, -2), Vec2(1, 1), 5, 5, std::vector<double>(25, 0.0)), 0, 0, any,
+                 any, true});
+    return c;
+}
+
+// The compound's touching child and the cylinder/cone's disc pairs run the general path somewhere in the
+// pair.
+bool pair_exact(const Placed& l, const Placed& u) {
+    auto exact_shape = [](const Placed& p) { return p.exact || p.is_static; };
+    // Cylinder and cone are exact against static shapes (plane: candidate points; mesh: face normal).
+    if (l.is_static || u.is_static) return true;
+    return exact_shape(l) && exact_shape(u);
+}
+
+struct StackCase {
+    const Placed* lower;
+    const Placed* upper;
+    double gap;
+};
+
+void check_stack(const Placed& l, const Placed& u, double gap, double margin) {
+    const Pose pl{Vec3(0, 0, l.is_static ? 0.0 : -l.top), Quat::Identity()};
+    const Pose pu{Vec3(0, 0, gap + u.bottom), Quat::Identity()};
+    CollideSettings s;
+    s.margin = margin;
+    std::vector<Manifold> out;
+    const int n = collide(*l.shape, pl, *u.shape, pu, s, out);
+    const std::string what = l.name + " under " + u.name + ", gap " + std::to_string(gap);
+    if (gap > margin) {
+        EXPECT_EQ(n, 0) << what;
+        return;
+    }
+    ASSERT_EQ(n, 1) << what;
+    ASSERT_EQ(out.size(), 1u) << what;
+    const Manifold& m = out[0];
+    const double tol = pair_exact(l, u) ? kExact : kEpa;
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, tol) << what;
+    const bool point_patch =
+        l.top_region.kind == Footprint::point || u.bottom_region.kind == Footprint::point;
+    EXPECT_EQ(m.count, point_patch ? 1 : 4) << what;
+    for (int i = 0; i < m.count; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        EXPECT_NEAR(p.depth, -gap, tol) << what;
+        EXPECT_NEAR(p.position.z(), 0.5 * gap, tol) << what;
+        const Vec2 xy = p.position.head<2>();
+        const double dl = l.top_region.sdf(xy), du = u.bottom_region.sdf(xy);
+        if (point_patch) {
+            EXPECT_NEAR(xy.norm(), 0, tol) << what;
+        } else {
+            // Inside both footprints and on the boundary of at least one: a vertex of the clipped patch.
+            EXPECT_LE(dl, tol) << what;
+            EXPECT_LE(du, tol) << what;
+            EXPECT_NEAR(std::max(dl, du), 0, tol) << what << " point " << xy.transpose();
+        }
+    }
+    // Compound: the touching child is index 1 on the compound's side.
+    if (l.name == "compound") {
+        EXPECT_EQ(m.sub_a, 1u) << what;
+    }
+    if (u.name == "compound") {
+        EXPECT_EQ(m.sub_b, 1u) << what;
+    }
+}
+
+TEST(Dispatch, EveryPairStackedAtAKnownGap) {
+    const std::vector<Placed> c = catalogue();
+    int pairs = 0;
+    for (const Placed& l : c)
+        for (const Placed& u : c) {
+            if (u.is_static) continue;  // static shapes only ever lie below
+            ++pairs;
+            check_stack(l, u, 0.05, 0.1);   // separated, within the margin: speculative
+            check_stack(l, u, 0.05, 0.01);  // separated beyond the margin: nothing
+            check_stack(l, u, 0.0, 0.0);    // touching
+            check_stack(l, u, -0.02, 0.0);  // penetrating
+        }
+    EXPECT_EQ(pairs, 10 * 7);
+}
+
+TEST(Dispatch, SwappingTheShapesFlipsTheNormalAndKeepsEverythingElse) {
+    const std::vector<Placed> c = catalogue();
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> uni(-1, 1);
+    std::normal_distribution<double> g;
+    int compared = 0;
+    for (const Placed& a : c)
+        for (const Placed& b : c) {
+            if (a.is_static && b.is_static) continue;
+            for (int trial = 0; trial < 20; ++trial) {
+                // Random poses near contact (statics stay at the identity).
+                const Pose pa = a.is_static ? Pose{}
+                                            : Pose{Vec3(0.3 * uni(rng), 0.3 * uni(rng), 0.2 * uni(rng)),
+                                                   Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+                const Pose pb = b.is_static ? Pose{}
+                                            : Pose{Vec3(0.3 * uni(rng), 0.3 * uni(rng), 0.5 + 0.3 * uni(rng)),
+                                                   Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+                CollideSettings s;
+                s.margin = 0.05;
+                std::vector<Manifold> ab, ba;
+                const int nab = collide(*a.shape, pa, *b.shape, pb, s, ab);
+                const int nba = collide(*b.shape, pb, *a.shape, pa, s, ba);
+                ASSERT_EQ(nab, nba) << a.name << "-" << b.name;
+                for (int k = 0; k < nab; ++k) {
+                    const Manifold& x = ab[static_cast<std::size_t>(k)];
+                    const Manifold& y = ba[static_cast<std::size_t>(k)];
+                    EXPECT_EQ(x.normal, Vec3(-y.normal)) << a.name << "-" << b.name;
+                    EXPECT_EQ(x.sub_a, y.sub_b);
+                    EXPECT_EQ(x.sub_b, y.sub_a);
+                    ASSERT_EQ(x.count, y.count);
+                    for (int i = 0; i < x.count; ++i) {
+                        EXPECT_EQ(x.points[static_cast<std::size_t>(i)].position,
+                                  y.points[static_cast<std::size_t>(i)].position);
+                        EXPECT_EQ(x.points[static_cast<std::size_t>(i)].depth,
+                                  y.points[static_cast<std::size_t>(i)].depth);
+                        EXPECT_EQ(x.points[static_cast<std::size_t>(i)].id,
+                                  y.points[static_cast<std::size_t>(i)].id);
+                    }
+                    ++compared;
+                }
+            }
+        }
+    EXPECT_GT(compared, 300);
+}
+
+TEST(Dispatch, ManifoldContractHoldsOnRandomPoses) {
+    // Unit normal, at most four points, depth within the margin, for every pair in random near-contact poses.
+    const std::vector<Placed> c = catalogue();
+    std::mt19937_64 rng(23);
+    std::uniform_real_distribution<double> uni(-1, 1);
+    std::normal_distribution<double> g;
+    for (const Placed& a : c)
+        for (const Placed& b : c) {
+            if (a.is_static && b.is_static) continue;
+            for (int trial = 0; trial < 30; ++trial) {
+                const Pose pa = a.is_static ? Pose{}
+                                            : Pose{0.4 * Vec3(uni(rng), uni(rng), uni(rng)),
+                                                   Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+                const Pose pb = b.is_static ? Pose{}
+                                            : Pose{Vec3(0, 0, 0.6) + 0.4 * Vec3(uni(rng), uni(rng), uni(rng)),
+                                                   Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+                CollideSettings s;
+                s.margin = 0.02;
+                std::vector<Manifold> out;
+                collide(*a.shape, pa, *b.shape, pb, s, out);
+                for (const Manifold& m : out) {
+                    EXPECT_NEAR(m.normal.norm(), 1, kExact) << a.name << "-" << b.name;
+                    EXPECT_GE(m.count, 1);
+                    EXPECT_LE(m.count, 4);
+                    for (int i = 0; i < m.count; ++i)
+                        EXPECT_GE(m.points[static_cast<std::size_t>(i)].depth, -s.margin - kExact);
+                }
+            }
+        }
+}
+
+TEST(Dispatch, StaticPairsAreNeverCollided) {
+    const std::vector<Placed> c = catalogue();
+    for (const Placed& a : c)
+        for (const Placed& b : c) {
+            if (!(a.is_static && b.is_static)) continue;
+            std::vector<Manifold> out;
+            EXPECT_EQ(collide(*a.shape, Pose{}, *b.shape, Pose{}, {}, out), 0) << a.name << "-" << b.name;
+            EXPECT_TRUE(out.empty());
+        }
+}
+
+// ---- Closed forms of the special pairs.
+
+TEST(SpherePairs, SphereSphereOffAxis) {
+    Manifold m;
+    const Pose pa{Vec3(1, 2, 3), Quat::Identity()};
+    const Vec3 dir = Vec3(1, -2, 2).normalized();
+    const Pose pb{pa.position + 0.75 * dir, Quat::Identity()};  // radii 0.5 + 0.4: penetration 0.15
+    ASSERT_EQ(collide_sphere_sphere(Sphere{0.5}, pa, Sphere{0.4}, pb, {}, m), 1);
+    EXPECT_NEAR((m.normal - dir).norm(), 0, kExact);
+    EXPECT_NEAR(m.points[0].depth, 0.15, kExact);
+    // Midway between the surface points pa + 0.5 dir and pb - 0.4 dir.
+    EXPECT_NEAR((m.points[0].position - (pa.position + 0.5 * (0.5 + 0.35) * dir)).norm(), 0, kExact);
+}
+
+TEST(SpherePairs, SphereAgainstBoxFaceEdgeCornerAndInside) {
+    const Box box{Vec3(1, 0.5, 0.25)};
+    const Pose pb{Vec3(0.2, -0.1, 0.3), about(Vec3(1, 1, 0), 0.4)};
+    struct Case {
+        Vec3 local_centre;
+        Vec3 local_normal;  // from the sphere to the box, in the box frame
+        double depth;
+    };
+    const double r = 0.3;
+    const std::vector<Case> cases = {
+        {Vec3(0.3, 0.1, 0.25 + 0.2), -Vec3::UnitZ(), 0.1},                                       // face
+        {Vec3(1 + 0.1, 0.5 + 0.1, 0.0), -Vec3(1, 1, 0).normalized(), r - 0.1 * std::sqrt(2.0)},  // edge
+        {Vec3(1.1, 0.6, 0.35), -Vec3(1, 1, 1).normalized(), r - 0.1 * std::sqrt(3.0)},           // corner
+        {Vec3(0.9, 0.0, 0.0), -Vec3::UnitX(), r + 0.1},  // centre inside, nearest face +x
+    };
+    for (const Case& c : cases) {
+        Manifold m;
+        const Pose pa{pb.transform_point(c.local_centre), Quat::Identity()};
+        ASSERT_EQ(collide_sphere_box(Sphere{r}, pa, box, pb, {}, m), 1);
+        EXPECT_NEAR((m.normal - pb.rotate(c.local_normal)).norm(), 0, kExact);
+        EXPECT_NEAR(m.points[0].depth, c.depth, kExact);
+        // Midway: the box surface point plus half the depth against the normal... i.e. sphere point - depth/2
+        // n.
+        const Vec3 sphere_point = pa.position + r * m.normal;
+        EXPECT_NEAR((m.points[0].position - (sphere_point - 0.5 * c.depth * m.normal)).norm(), 0, kExact);
+    }
+}
+
+TEST(SpherePairs, SphereAgainstCylinderSideCapRimAndInside) {
+    const Cylinder cyl{0.5, 0.4};
+    const Pose pb{Vec3(-0.3, 0.2, 1), about(Vec3(0.2, 1, 0.3), 0.7)};
+    const double r = 0.2;
+    struct Case {
+        Vec3 local_centre, local_normal;
+        double depth;
+    };
+    const double c45 = std::sqrt(0.5);
+    const std::vector<Case> cases = {
+        {Vec3(0.6 * c45, 0.6 * c45, 0.1), -Vec3(c45, c45, 0), 0.1},                      // side
+        {Vec3(0.2, -0.1, 0.55), -Vec3::UnitZ(), 0.05},                                   // top cap
+        {Vec3(0.6, 0.0, -0.5), -Vec3(1, 0, -1).normalized(), r - 0.1 * std::sqrt(2.0)},  // bottom rim
+        {Vec3(0.1, 0.0, 0.35), -Vec3::UnitZ(), r + 0.05},  // inside, nearest the top cap
+        {Vec3(0.45, 0.0, 0.0), -Vec3::UnitX(), r + 0.05},  // inside, nearest the side
+    };
+    for (const Case& c : cases) {
+        Manifold m;
+        const Pose pa{pb.transform_point(c.local_centre), Quat::Identity()};
+        ASSERT_EQ(collide_sphere_cylinder(Sphere{r}, pa, cyl, pb, {}, m), 1);
+        EXPECT_NEAR((m.normal - pb.rotate(c.local_normal)).norm(), 0, kExact) << c.local_centre.transpose();
+        EXPECT_NEAR(m.points[0].depth, c.depth, kExact) << c.local_centre.transpose();
+    }
+}
+
+TEST(SpherePairs, SphereAgainstConeSideBaseApexAndRim) {
+    const Cone cone{0.5, 0.5};  // apex (0,0,0.5), base radius 0.5 at z = -0.5; side normal (2, 1)/sqrt(5)
+    const Pose pb{Vec3(0.1, 0.2, -0.3), about(Vec3(1, 0, 1), 1.1)};
+    const double r = 0.1;
+    const Vec2 s = Vec2(2, 1).normalized();
+    struct Case {
+        Vec3 local_centre, local_normal;
+        double depth;
+    };
+    // A point of the side line at mid-height is (0.25, 0); move out along s by 0.05 (depth r - 0.05).
+    const Vec2 side = Vec2(0.25, 0) + 0.05 * s;
+    const std::vector<Case> cases = {
+        {Vec3(side.x(), 0, side.y()), -Vec3(s.x(), 0, s.y()), 0.05},
+        {Vec3(0, 0.2, -0.55), Vec3::UnitZ(), 0.05},                                       // under the base
+        {Vec3(0, 0, 0.55), -Vec3::UnitZ(), 0.05},                                         // above the apex
+        {Vec3(0.55, 0, -0.55), -Vec3(1, 0, -1).normalized(), r - 0.05 * std::sqrt(2.0)},  // beyond the rim
+        {Vec3(0, 0.1, -0.45), Vec3::UnitZ(), r + 0.05},  // inside, nearest the base
+    };
+    for (const Case& c : cases) {
+        Manifold m;
+        const Pose pa{pb.transform_point(c.local_centre), Quat::Identity()};
+        ASSERT_EQ(collide_sphere_cone(Sphere{r}, pa, cone, pb, {}, m), 1);
+        EXPECT_NEAR((m.normal - pb.rotate(c.local_normal)).norm(), 0, kExact) << c.local_centre.transpose();
+        EXPECT_NEAR(m.points[0].depth, c.depth, kExact) << c.local_centre.transpose();
+    }
+}
+
+TEST(SpherePairs, SphereAgainstCapsuleAndHull) {
+    Manifold m;
+    const Pose pc{Vec3(0, 0, 0), about(Vec3::UnitY(), std::numbers::pi / 2)};  // capsule axis along x
+    ASSERT_EQ(collide_sphere_capsule(Sphere{0.3}, Pose{Vec3(0.4, 0, 0.5), Quat::Identity()}, Capsule{0.25, 1},
+                                     pc, {}, m),
+              1);
+    EXPECT_NEAR((m.normal + Vec3::UnitZ()).norm(), 0, kExact);
+    EXPECT_NEAR(m.points[0].depth, 0.05, kExact);
+    ASSERT_EQ(collide_sphere_capsule(Sphere{0.3}, Pose{Vec3(1.3, 0, 0.3), Quat::Identity()}, Capsule{0.25, 1},
+                                     pc, {}, m),
+              1);
+    EXPECT_NEAR((m.normal + Vec3(1, 0, 1).normalized()).norm(), 0, kExact);  // around the end cap
+    EXPECT_NEAR(m.points[0].depth, 0.55 - 0.3 * std::sqrt(2.0), kExact);
+
+    const ShapePtr sphere = make_sphere(0.3);
+    const ShapePtr hull = hex_prism(0.5, 0.25);
+    ASSERT_EQ(collide_sphere_hull(*sphere, Pose{Vec3(0.1, 0.1, 0.5), Quat::Identity()}, *hull, Pose{}, {}, m),
+              1);
+    EXPECT_NEAR((m.normal + Vec3::UnitZ()).norm(), 0, kExact);
+    EXPECT_NEAR(m.points[0].depth, 0.05, kExact);
+}
+
+TEST(CapsulePairs, CrossingCapsulesGiveOnePoint) {
+    Manifold m;
+    const Pose pa{Vec3::Zero(), about(Vec3::UnitY(), std::numbers::pi / 2)};         // along x
+    const Pose pb{Vec3(0.2, 0.1, 0.4), about(Vec3::UnitX(), std::numbers::pi / 2)};  // along y, above
+    ASSERT_EQ(collide_capsule_capsule(Capsule{0.25, 1}, pa, Capsule{0.2, 1}, pb, {}, m), 1);
+    ASSERT_EQ(m.count, 1);
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kExact);
+    EXPECT_NEAR(m.points[0].depth, 0.05, kExact);
+    EXPECT_NEAR((m.points[0].position - Vec3(0.2, 0, 0.225)).norm(), 0, kExact);
+}
+
+TEST(CapsulePairs, ParallelCapsulesGiveTheOverlapEnds) {
+    Manifold m;
+    const Quat along_x = about(Vec3::UnitY(), std::numbers::pi / 2);
+    ASSERT_EQ(collide_capsule_capsule(Capsule{0.25, 1}, Pose{Vec3::Zero(), along_x}, Capsule{0.25, 1},
+                                      Pose{Vec3(0.6, 0, 0.45), along_x}, {}, m),
+              1);
+    ASSERT_EQ(m.count, 2);
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kExact);
+    std::vector<double> xs;
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_NEAR(m.points[static_cast<std::size_t>(i)].depth, 0.05, kExact);
+        xs.push_back(m.points[static_cast<std::size_t>(i)].position.x());
+    }
+    std::sort(xs.begin(), xs.end());
+    EXPECT_NEAR(xs[0], -0.4, kExact);  // overlap of [-1, 1] and [-0.4, 1.6]
+    EXPECT_NEAR(xs[1], 1.0, kExact);
+}
+
+TEST(CapsulePairs, EndOnSideIsOnePointAtTheEnd) {
+    // A vertical capsule standing on a horizontal one: the vertical core is parallel to the normal, so its
+    // feature is its lower end (not the whole segment).
+    Manifold m;
+    const Pose pa{Vec3::Zero(), about(Vec3::UnitY(), std::numbers::pi / 2)};
+    ASSERT_EQ(collide_capsule_capsule(Capsule{0.25, 1}, pa, Capsule{0.2, 0.5},
+                                      Pose{Vec3(0.3, 0, 0.9), Quat::Identity()}, {}, m),
+              1);
+    ASSERT_EQ(m.count, 1);
+    EXPECT_NEAR(m.points[0].depth, 0.05, kExact);
+    EXPECT_NEAR((m.points[0].position - Vec3(0.3, 0, 0.225)).norm(), 0, kExact);
+}
+
+// ---- Quality-bar cases for cylinders.
+
+std::vector<Manifold> run(const ShapePtr& a, const Pose& pa, const ShapePtr& b, const Pose& pb,
+                          double margin = 0) {
+    CollideSettings s;
+    s.margin = margin;
+    std::vector<Manifold> out;
+    collide(*a, pa, *b, pb, s, out);
+    return out;
+}
+
+TEST(CylinderContacts, StandingOnAPlaneGivesRimPointsAtEqualDepth) {
+    const ShapePtr plane = make_plane(Vec3::UnitZ(), 0), cyl = make_cylinder(0.4, 0.5);
+    const auto out = run(plane, Pose{}, cyl, Pose{Vec3(1, 2, 0.5 - 0.01), about(Vec3::UnitZ(), 0.3)});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 4);
+    for (int i = 0; i < 4; ++i) {
+        const ContactPoint& p = out[0].points[static_cast<std::size_t>(i)];
+        EXPECT_NEAR(p.depth, 0.01, kExact);
+        EXPECT_NEAR((p.position.head<2>() - Vec2(1, 2)).norm(), 0.4, kExact) << "on the rim";
+    }
+}
+
+TEST(CylinderContacts, TiltedOnAPlaneGivesItsLowestRimPoint) {
+    const ShapePtr plane = make_plane(Vec3::UnitZ(), 0), cyl = make_cylinder(0.4, 0.5);
+    const double tilt = 0.2, depth = 0.01;
+    // Lowest rim point: centre - 0.5 axis - 0.4 w, height 0.5 cos(tilt) + 0.4 sin(tilt) below the centre.
+    const Quat q = about(Vec3::UnitY(), tilt);
+    const double h = 0.5 * std::cos(tilt) + 0.4 * std::sin(tilt);
+    const auto out = run(plane, Pose{}, cyl, Pose{Vec3(0, 0, h - depth), q});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 1);
+    EXPECT_NEAR(out[0].points[0].depth, depth, kExact);
+    const Vec3 lowest = Vec3(0, 0, h - depth) + q * Vec3(0.4, 0, -0.5);
+    EXPECT_NEAR((out[0].points[0].position - (lowest + Vec3(0, 0, 0.5 * depth))).norm(), 0, kExact);
+}
+
+TEST(CylinderContacts, LyingOnABoxFaceGivesTwoPointsAlongTheLine) {
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5)), cyl = make_cylinder(0.3, 0.6);
+    const Quat lying = about(Vec3::UnitX(), std::numbers::pi / 2);  // axis along y
+    const auto out = run(box, Pose{}, cyl, Pose{Vec3(0.2, 0.1, 0.5 + 0.3 - 0.01), lying});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 2);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    std::vector<double> ys;
+    for (int i = 0; i < 2; ++i) {
+        const ContactPoint& p = out[0].points[static_cast<std::size_t>(i)];
+        EXPECT_NEAR(p.depth, 0.01, kEpa);
+        EXPECT_NEAR(p.position.x(), 0.2, kEpa);
+        EXPECT_NEAR(p.position.z(), 0.5 - 0.005, kEpa);
+        ys.push_back(p.position.y());
+    }
+    std::sort(ys.begin(), ys.end());
+    EXPECT_NEAR(ys[0], 0.1 - 0.6, kEpa);
+    EXPECT_NEAR(ys[1], 0.1 + 0.6, kEpa);
+}
+
+TEST(CylinderContacts, TiltedOnABoxFaceGivesOnePoint) {
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5)), cyl = make_cylinder(0.4, 0.5);
+    const double tilt = 0.2, depth = 0.01;
+    const Quat q = about(Vec3::UnitY(), tilt);
+    const double h = 0.5 * std::cos(tilt) + 0.4 * std::sin(tilt);
+    const auto out = run(box, Pose{}, cyl, Pose{Vec3(0, 0, 0.5 + h - depth), q});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 1);
+    EXPECT_NEAR(out[0].points[0].depth, depth, kEpa);
+    const Vec3 lowest = Vec3(0, 0, 0.5 + h - depth) + q * Vec3(0.4, 0, -0.5);
+    EXPECT_NEAR((out[0].points[0].position - (lowest + Vec3(0, 0, 0.5 * depth))).norm(), 0, kEpa);
+}
+
+TEST(CylinderContacts, CoaxialStackGivesRimPoints) {
+    const ShapePtr lower = make_cylinder(0.5, 0.3), upper = make_cylinder(0.35, 0.2);
+    const auto out =
+        run(lower, Pose{}, upper, Pose{Vec3(0, 0, 0.3 + 0.2 - 0.004), about(Vec3::UnitZ(), 0.9)});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 4);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, 0.004, kEpa);
+        EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].position.head<2>().norm(), 0.35, kEpa)
+            << "on the smaller rim";
+    }
+}
+
+TEST(CylinderContacts, CapsuleLyingOnABoxGivesTwoPointsAndTiltedOne) {
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5)), cap = make_capsule(0.2, 0.5);
+    const Quat lying = about(Vec3::UnitY(), std::numbers::pi / 2);
+    auto out = run(box, Pose{}, cap, Pose{Vec3(0, 0, 0.5 + 0.2 - 0.01), lying});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].count, 2);
+    for (int i = 0; i < out[0].count; ++i)
+        EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, 0.01, kEpa);
+    const Quat tilted = about(Vec3::UnitY(), std::numbers::pi / 2 - 0.3);
+    out = run(box, Pose{}, cap, Pose{Vec3(0, 0, 0.5 + 0.2 + 0.5 * std::sin(0.3) - 0.01), tilted});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 1);
+    EXPECT_NEAR(out[0].points[0].depth, 0.01, kEpa);
+}
+
+}  // namespace
+}  // namespace simpulse
