@@ -56,8 +56,8 @@ MassProperties capsule(const Capsule& c, double rho) {
     const double izz = 0.5 * m_cyl * r2 + 2.0 * 0.4 * m_hemi * r2;
     // Each hemisphere about the capsule centre: 2/5 m r^2 about its flat face, shifted by the centre distance
     // L/2 + 3r/8 of its centroid; the cross terms simplify to 2 m_h (2r^2/5 + L^2/4 + 3Lr/8).
-    const double ixx =
-        m_cyl * (3.0 * r2 + len * len) / 12.0 + 2.0 * m_hemi * (0.4 * r2 + 0.25 * len * len + 0.375 * len * r);
+    const double ixx = m_cyl * (3.0 * r2 + len * len) / 12.0 +
+                       2.0 * m_hemi * (0.4 * r2 + 0.25 * len * len + 0.375 * len * r);
     return diagonal(m_cyl + 2.0 * m_hemi, v_cyl + 2.0 * v_hemi, Vec3::Zero(), ixx, ixx, izz);
 }
 
@@ -136,21 +136,30 @@ MassProperties mesh_mass_properties(std::span<const Vec3> vertices,
 }
 
 MassProperties compute_mass_properties(const Shape& shape, double density) {
-    if (!(density > 0) || !std::isfinite(density)) throw ShapeError("density must be a positive finite number");
+    if (!(density > 0) || !std::isfinite(density))
+        throw ShapeError("density must be a positive finite number");
     switch (shape.type()) {
-        case ShapeType::sphere: return sphere(std::get<Sphere>(shape.geometry), density);
-        case ShapeType::box: return box(std::get<Box>(shape.geometry), density);
-        case ShapeType::capsule: return capsule(std::get<Capsule>(shape.geometry), density);
-        case ShapeType::cylinder: return cylinder(std::get<Cylinder>(shape.geometry), density);
-        case ShapeType::cone: return cone(std::get<Cone>(shape.geometry), density);
-        case ShapeType::convex_hull: return hull(std::get<ConvexHull>(shape.geometry), density);
-        case ShapeType::compound: return compound(std::get<Compound>(shape.geometry), density);
+        case ShapeType::sphere:
+            return sphere(std::get<Sphere>(shape.geometry), density);
+        case ShapeType::box:
+            return box(std::get<Box>(shape.geometry), density);
+        case ShapeType::capsule:
+            return capsule(std::get<Capsule>(shape.geometry), density);
+        case ShapeType::cylinder:
+            return cylinder(std::get<Cylinder>(shape.geometry), density);
+        case ShapeType::cone:
+            return cone(std::get<Cone>(shape.geometry), density);
+        case ShapeType::convex_hull:
+            return hull(std::get<ConvexHull>(shape.geometry), density);
+        case ShapeType::compound:
+            return compound(std::get<Compound>(shape.geometry), density);
         case ShapeType::triangle_mesh: {
             const auto& m = std::get<TriangleMesh>(shape.geometry);
             return mesh_mass_properties(m.vertices, m.triangles, density);
         }
         case ShapeType::plane:
-        case ShapeType::height_field: break;
+        case ShapeType::height_field:
+            break;
     }
     throw ShapeError(std::string(shape_type_name(shape.type())) + " has no volume: it can only be static");
 }

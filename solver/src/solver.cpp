@@ -194,8 +194,16 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
 
         // Phase 1: the perfectly inelastic impulses of all rows at once.
         approach.resize(island_rows.size());
-        for (std::size_t i = 0; i < island_rows.size(); ++i)
-            approach[i] = detail::row_velocity(island_rows[i], bodies);
+        for (std::size_t i = 0; i < island_rows.size(); ++i) {
+            Row& r = island_rows[i];
+            approach[i] = detail::row_velocity(r, bodies);
+            // A restituting contact whose gap closes within this step bounces from where it is now: its inelastic
+            // phase stops the approach completely (target 0 instead of the speculative gap / dt), so the
+            // restitution impulse e * lambda reverses the full impact speed.
+            if (r.kind == RowKind::normal && r.target < 0 && approach[i] < r.target &&
+                contacts[r.source].restitution > 0 && !skip_restitution(approach[i], settings))
+                r.target = 0;
+        }
         solve_island(island_rows, bodies, settings);
 
         // Phase 2: restitution impulses e * lambda on the compressed contacts that approached fast enough.

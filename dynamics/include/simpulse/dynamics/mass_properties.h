@@ -1,6 +1,6 @@
 // Mass, centre of mass and inertia tensor of shapes from their geometry and density (thesis chapter 2).
-// Closed forms for the primitives; signed tetrahedra for closed triangle meshes and convex hulls; parallel-axis
-// sums for compounds.
+// Closed forms for the primitives; signed tetrahedra for closed triangle meshes and convex hulls;
+// parallel-axis sums for compounds.
 #pragma once
 
 #include <simpulse/collision/shape.h>

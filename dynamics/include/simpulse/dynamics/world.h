@@ -1,0 +1,178 @@
+// The dynamics world: owns bodies, springs, ball joints and materials, and advances them by fixed steps in
+// the thesis order (chapter 2): (1) velocities from gravity, springs and applied forces; (2) collision stage
+// (broad phase, narrow phase -> manifolds, contact begin/end events); (3) solver stage (simultaneous
+// impulses); (4) positions and orientations from velocities; (5) position projection of joints and
+// penetration.
+#pragma once
+
+#include <simpulse/collision/broad_phase.h>
+#include <simpulse/collision/contact.h>
+#include <simpulse/dynamics/body.h>
+#include <simpulse/dynamics/material.h>
+#include <simpulse/dynamics/spring.h>
+#include <simpulse/solver/solver.h>
+
+#include <string>
+#include <vector>
+
+namespace simpulse {
+
+struct SpringId {
+    std::uint32_t index = kInvalidIndex;
+    std::uint32_t generation = 0;
+    friend bool operator==(const SpringId&, const SpringId&) = default;
+};
+
+struct JointId {
+    std::uint32_t index = kInvalidIndex;
+    std::uint32_t generation = 0;
+    friend bool operator==(const JointId&, const JointId&) = default;
+};
+
+struct BallJointDesc {
+    BodyId body_a;
+    BodyId body_b;                   // an invalid id means the fixed world frame
+    Vec3 anchor = Vec3::Zero();      // world point at the configuration when the joint is added
+    bool collide_connected = false;  // whether the two jointed bodies still collide with each other
+};
+
+struct BallJoint {
+    std::uint32_t body_a = kInvalidIndex;
+    std::uint32_t body_b = kInvalidIndex;  // kInvalidIndex: world
+    Vec3 local_a = Vec3::Zero();           // anchor in A's body frame
+    Vec3 local_b = Vec3::Zero();           // anchor in B's body frame (world point for the world)
+    bool collide_connected = false;
+    std::uint32_t generation = 0;
+    bool alive = false;
+};
+
+struct WorldSettings {
+    Vec3 gravity = Vec3(0, 0, -9.81);
+    SolverSettings solver;
+    // Contacts are reported (speculatively) up to this separation, m; they let the solver stop an approaching
+    // body at the surface within one step instead of after it has penetrated.
+    double contact_margin = 0.002;
+    // Broad-phase boxes are fattened by this much, m, so that slowly moving bodies rarely re-insert.
+    double aabb_margin = 0.01;
+};
+
+struct ContactEvent {
+    enum class Type { begin, end };
+    Type type = Type::begin;
+    double time = 0;  // simulated time at the end of the step in which it happened
+    BodyId a;         // a was created before b
+    BodyId b;
+    std::uint64_t order_a = 0;  // creation order (stable even after a body is destroyed)
+    std::uint64_t order_b = 0;
+};
+
+struct Energy {
+    double kinetic = 0;
+    double potential = 0;  // gravity (zero at the world origin) plus elastic energy of the springs
+};
+
+// Outcome of a step: ok, or the first body whose state became non-finite.
+struct StepStatus {
+    bool ok = true;
+    BodyId body;
+    std::string message;
+};
+
+// A contact manifold of the last step together with the two bodies it joins.
+struct BodyManifold {
+    BodyId a;
+    BodyId b;
+    Manifold manifold;
+};
+
+class DynamicsWorld {
+  public:
+    explicit DynamicsWorld(const WorldSettings& settings = {});
+
+    const WorldSettings& settings() const { return settings_; }
+    // Changing gravity, solver or margins between steps is allowed.
+    WorldSettings& settings() { return settings_; }
+    MaterialTable& materials() { return materials_; }
+    const MaterialTable& materials() const { return materials_; }
+
+    // Preconditions (checked, std::invalid_argument): shape set, static-only shapes on static bodies, finite
+    // state, unit quaternion within 1e-6, positive density/mass, known material.
+    BodyId create_body(const BodyDesc& desc);
+    void destroy_body(BodyId id);
+    bool is_valid(BodyId id) const;
+    const Body& body(BodyId id) const;                            // precondition: is_valid(id)
+    std::span<const Body> body_slots() const { return bodies_; }  // includes dead slots (alive == false)
+    std::size_t body_count() const { return body_count_; }
+
+    void set_pose(BodyId id, const Pose& pose);
+    void set_velocity(BodyId id, const Vec3& velocity);
+    void set_angular_velocity(BodyId id, const Vec3& angular_velocity);
+    // Forces persist until the end of the next step. Points are world points.
+    void add_force(BodyId id, const Vec3& force);
+    void add_force_at_point(BodyId id, const Vec3& force, const Vec3& point);
+    void add_torque(BodyId id, const Vec3& torque);
+    // Impulses change the velocity at once.
+    void apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point);
+    void apply_angular_impulse(BodyId id, const Vec3& angular_impulse);
+
+    SpringId add_spring(const SpringDesc& desc);
+    void remove_spring(SpringId id);
+    bool is_valid(SpringId id) const;
+    JointId add_ball_joint(const BallJointDesc& desc);
+    void remove_joint(JointId id);
+    bool is_valid(JointId id) const;
+    double joint_error(JointId id) const;  // distance between the two anchor points now, m
+    double max_joint_error() const;        // over all joints now
+
+    StepStatus step(double dt);
+
+    double time() const { return time_; }
+    std::uint64_t step_count() const { return step_count_; }
+    const std::vector<ContactEvent>& contact_events() const { return events_; }     // of the last step
+    const std::vector<BodyManifold>& manifolds() const { return body_manifolds_; }  // of the last step
+    const SolverStats& solver_stats() const { return solver_.stats(); }
+
+    Energy energy() const;
+    Vec3 linear_momentum() const;
+    Vec3 angular_momentum(const Vec3& about = Vec3::Zero()) const;
+
+  private:
+    Body& body_mut(BodyId id);
+    void collision_stage(double dt);
+    void build_constraints();
+    void update_contact_events();
+    void sync_solver_bodies(bool to_solver);
+    BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
+
+    WorldSettings settings_;
+    MaterialTable materials_;
+    std::vector<Body> bodies_;
+    std::vector<std::uint32_t> free_bodies_;
+    std::size_t body_count_ = 0;
+    std::uint64_t next_creation_order_ = 0;
+    std::vector<Spring> springs_;
+    std::vector<std::uint32_t> free_springs_;
+    std::vector<BallJoint> joints_;
+    std::vector<std::uint32_t> free_joints_;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> no_collide_pairs_;  // sorted (lo slot, hi slot)
+
+    BroadPhase broad_phase_;
+    Solver solver_;
+    // Per-step buffers, reused.
+    std::vector<Manifold> manifolds_;
+    std::vector<BodyManifold> body_manifolds_;
+    std::vector<SolverBody> solver_bodies_;
+    std::vector<ContactConstraint> contacts_;
+    std::vector<BallJointConstraint> joint_rows_;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> touching_;  // creation orders, sorted
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> touching_prev_;
+    std::vector<std::pair<BodyId, BodyId>> touching_ids_;
+    std::vector<std::pair<BodyId, BodyId>> touching_ids_prev_;
+    std::vector<ContactEvent> events_;
+    std::vector<ContactEvent> pending_events_;  // from destroy_body, delivered with the next step
+
+    double time_ = 0;
+    std::uint64_t step_count_ = 0;
+};
+
+}  // namespace simpulse

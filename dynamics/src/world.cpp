@@ -1,0 +1,480 @@
+// DynamicsWorld: body/spring/joint bookkeeping and the step in the thesis order (see world.h).
+#include <simpulse/dynamics/integrator.h>
+#include <simpulse/dynamics/world.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace simpulse {
+namespace {
+
+bool finite(const Vec3& v) {
+    return v.allFinite();
+}
+
+void require(bool condition, const char* message) {
+    if (!condition) throw std::invalid_argument(message);
+}
+
+template <class Slot>
+std::uint32_t allocate(std::vector<Slot>& slots, std::vector<std::uint32_t>& free_list) {
+    if (!free_list.empty()) {
+        const std::uint32_t index = free_list.back();
+        free_list.pop_back();
+        return index;
+    }
+    slots.emplace_back();
+    return static_cast<std::uint32_t>(slots.size() - 1);
+}
+
+std::pair<std::uint32_t, std::uint32_t> ordered(std::uint32_t a, std::uint32_t b) {
+    return a < b ? std::pair{a, b} : std::pair{b, a};
+}
+
+}  // namespace
+
+DynamicsWorld::DynamicsWorld(const WorldSettings& settings)
+    : settings_(settings), broad_phase_(BroadPhaseSettings{.margin = settings.aabb_margin}) {}
+
+BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
+    require(desc.shape != nullptr, "body has no shape");
+    require(finite(desc.pose.position) && desc.pose.orientation.coeffs().allFinite(),
+            "body pose is not finite");
+    require(std::abs(desc.pose.orientation.norm() - 1.0) < 1e-6, "body orientation is not a unit quaternion");
+    require(finite(desc.velocity) && finite(desc.angular_velocity), "body velocity is not finite");
+    require(desc.material < materials_.size(), "unknown material");
+    const ShapeType type = desc.shape->type();
+    require(desc.is_static || !is_static_only(type), "plane, mesh and height field shapes must be static");
+
+    const std::uint32_t slot = allocate(bodies_, free_bodies_);
+    Body& b = bodies_[slot];
+    const std::uint32_t generation = b.generation + 1;
+    b = Body{};
+    b.generation = generation;
+    b.alive = true;
+    b.shape = desc.shape;
+    b.material = desc.material;
+    b.user_data = desc.user_data;
+    b.is_static = desc.is_static;
+    b.creation_order = next_creation_order_++;
+    b.orientation = desc.pose.orientation.normalized();
+    if (!desc.is_static) {
+        require(desc.density > 0 && std::isfinite(desc.density), "body density must be positive");
+        MassProperties mp = compute_mass_properties(*desc.shape, desc.density);
+        if (desc.mass) {
+            require(*desc.mass > 0 && std::isfinite(*desc.mass), "body mass must be positive");
+            mp = with_mass(mp, *desc.mass);
+        }
+        b.mass = mp.mass;
+        b.inverse_mass = 1.0 / mp.mass;
+        b.inertia_local = mp.inertia;
+        b.inverse_inertia_local = mp.inertia.inverse();
+        b.local_center_of_mass = mp.center_of_mass;
+        b.velocity = desc.velocity;
+        b.angular_velocity = desc.angular_velocity;
+    }
+    b.com_position = desc.pose.position + b.orientation * b.local_center_of_mass;
+    if (!b.is_static) {
+        const Aabb local = compute_aabb(*b.shape, Pose{});
+        const Vec3 reach = (local.max - b.local_center_of_mass)
+                               .cwiseAbs()
+                               .cwiseMax((local.min - b.local_center_of_mass).cwiseAbs());
+        b.bounding_radius = reach.norm();
+    }
+    b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+    b.proxy = broad_phase_.add(compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin),
+                               slot, b.is_static);
+    ++body_count_;
+    return {slot, generation};
+}
+
+void DynamicsWorld::destroy_body(BodyId id) {
+    require(is_valid(id), "invalid body id");
+    Body& b = bodies_[id.index];
+    // Touching pairs of this body end now; report them with the next step's events.
+    for (std::size_t i = 0; i < touching_.size(); ++i) {
+        if (touching_ids_[i].first == id || touching_ids_[i].second == id) {
+            pending_events_.push_back({ContactEvent::Type::end, time_, touching_ids_[i].first,
+                                       touching_ids_[i].second, touching_[i].first, touching_[i].second});
+            touching_ids_.erase(touching_ids_.begin() + static_cast<std::ptrdiff_t>(i));
+            touching_.erase(touching_.begin() + static_cast<std::ptrdiff_t>(i));
+            --i;
+        }
+    }
+    for (Spring& s : springs_)
+        if (s.alive && (s.body_a == id.index || s.body_b == id.index))
+            s.alive = false, free_springs_.push_back(static_cast<std::uint32_t>(&s - springs_.data()));
+    for (BallJoint& j : joints_)
+        if (j.alive && (j.body_a == id.index || j.body_b == id.index))
+            remove_joint({static_cast<std::uint32_t>(&j - joints_.data()), j.generation});
+    broad_phase_.remove(b.proxy);
+    b.alive = false;
+    b.shape.reset();
+    free_bodies_.push_back(id.index);
+    --body_count_;
+}
+
+bool DynamicsWorld::is_valid(BodyId id) const {
+    return id.index < bodies_.size() && bodies_[id.index].alive &&
+           bodies_[id.index].generation == id.generation;
+}
+
+const Body& DynamicsWorld::body(BodyId id) const {
+    require(is_valid(id), "invalid body id");
+    return bodies_[id.index];
+}
+
+Body& DynamicsWorld::body_mut(BodyId id) {
+    require(is_valid(id), "invalid body id");
+    return bodies_[id.index];
+}
+
+void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
+    require(finite(pose.position) && std::abs(pose.orientation.norm() - 1.0) < 1e-6,
+            "pose must be finite with a unit quaternion");
+    Body& b = body_mut(id);
+    b.orientation = pose.orientation.normalized();
+    b.com_position = pose.position + b.orientation * b.local_center_of_mass;
+    b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+    broad_phase_.move(b.proxy, compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin),
+                      Vec3::Zero());
+}
+
+void DynamicsWorld::set_velocity(BodyId id, const Vec3& velocity) {
+    require(finite(velocity), "velocity must be finite");
+    Body& b = body_mut(id);
+    if (!b.is_static) b.velocity = velocity;
+}
+
+void DynamicsWorld::set_angular_velocity(BodyId id, const Vec3& angular_velocity) {
+    require(finite(angular_velocity), "angular velocity must be finite");
+    Body& b = body_mut(id);
+    if (!b.is_static) b.angular_velocity = angular_velocity;
+}
+
+void DynamicsWorld::add_force(BodyId id, const Vec3& force) {
+    require(finite(force), "force must be finite");
+    Body& b = body_mut(id);
+    if (!b.is_static) b.force += force;
+}
+
+void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3& point) {
+    require(finite(force) && finite(point), "force and point must be finite");
+    Body& b = body_mut(id);
+    if (b.is_static) return;
+    b.force += force;
+    b.torque += (point - b.com_position).cross(force);
+}
+
+void DynamicsWorld::add_torque(BodyId id, const Vec3& torque) {
+    require(finite(torque), "torque must be finite");
+    Body& b = body_mut(id);
+    if (!b.is_static) b.torque += torque;
+}
+
+void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point) {
+    require(finite(impulse) && finite(point), "impulse and point must be finite");
+    Body& b = body_mut(id);
+    if (b.is_static) return;
+    b.velocity += b.inverse_mass * impulse;
+    b.angular_velocity += b.inverse_inertia_world * (point - b.com_position).cross(impulse);
+}
+
+void DynamicsWorld::apply_angular_impulse(BodyId id, const Vec3& angular_impulse) {
+    require(finite(angular_impulse), "angular impulse must be finite");
+    Body& b = body_mut(id);
+    if (!b.is_static) b.angular_velocity += b.inverse_inertia_world * angular_impulse;
+}
+
+SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
+    require(desc.stiffness >= 0 && std::isfinite(desc.stiffness), "spring stiffness must be >= 0");
+    require(desc.damping >= 0 && std::isfinite(desc.damping), "spring damping must be >= 0");
+    require(desc.rest_length >= 0 && std::isfinite(desc.rest_length), "spring rest length must be >= 0");
+    require(finite(desc.anchor_a) && finite(desc.anchor_b), "spring anchors must be finite");
+    const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
+    require(world_a || is_valid(desc.body_a), "spring body A is not valid");
+    require(world_b || is_valid(desc.body_b), "spring body B is not valid");
+    const std::uint32_t slot = allocate(springs_, free_springs_);
+    Spring& s = springs_[slot];
+    s.body_a = world_a ? kInvalidIndex : desc.body_a.index;
+    s.body_b = world_b ? kInvalidIndex : desc.body_b.index;
+    s.local_a = world_a ? desc.anchor_a : bodies_[s.body_a].pose().inverse_transform_point(desc.anchor_a);
+    s.local_b = world_b ? desc.anchor_b : bodies_[s.body_b].pose().inverse_transform_point(desc.anchor_b);
+    s.stiffness = desc.stiffness;
+    s.damping = desc.damping;
+    s.rest_length = desc.rest_length;
+    s.generation += 1;
+    s.alive = true;
+    return {slot, s.generation};
+}
+
+void DynamicsWorld::remove_spring(SpringId id) {
+    require(is_valid(id), "invalid spring id");
+    springs_[id.index].alive = false;
+    free_springs_.push_back(id.index);
+}
+
+bool DynamicsWorld::is_valid(SpringId id) const {
+    return id.index < springs_.size() && springs_[id.index].alive &&
+           springs_[id.index].generation == id.generation;
+}
+
+JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
+    require(finite(desc.anchor), "joint anchor must be finite");
+    const bool world_b = desc.body_b == BodyId{};
+    require(is_valid(desc.body_a), "joint body A is not valid");
+    require(world_b || is_valid(desc.body_b), "joint body B is not valid");
+    require(world_b || !(desc.body_a == desc.body_b), "a joint needs two different bodies");
+    const std::uint32_t slot = allocate(joints_, free_joints_);
+    BallJoint& j = joints_[slot];
+    j.body_a = desc.body_a.index;
+    j.body_b = world_b ? kInvalidIndex : desc.body_b.index;
+    j.local_a = bodies_[j.body_a].pose().inverse_transform_point(desc.anchor);
+    j.local_b = world_b ? desc.anchor : bodies_[j.body_b].pose().inverse_transform_point(desc.anchor);
+    j.collide_connected = desc.collide_connected;
+    j.generation += 1;
+    j.alive = true;
+    if (!world_b && !j.collide_connected) {
+        const auto key = ordered(j.body_a, j.body_b);
+        no_collide_pairs_.insert(std::lower_bound(no_collide_pairs_.begin(), no_collide_pairs_.end(), key),
+                                 key);
+    }
+    return {slot, j.generation};
+}
+
+void DynamicsWorld::remove_joint(JointId id) {
+    require(is_valid(id), "invalid joint id");
+    BallJoint& j = joints_[id.index];
+    if (j.body_b != kInvalidIndex && !j.collide_connected) {
+        const auto it =
+            std::lower_bound(no_collide_pairs_.begin(), no_collide_pairs_.end(), ordered(j.body_a, j.body_b));
+        if (it != no_collide_pairs_.end()) no_collide_pairs_.erase(it);
+    }
+    j.alive = false;
+    free_joints_.push_back(id.index);
+}
+
+bool DynamicsWorld::is_valid(JointId id) const {
+    return id.index < joints_.size() && joints_[id.index].alive &&
+           joints_[id.index].generation == id.generation;
+}
+
+double DynamicsWorld::joint_error(JointId id) const {
+    require(is_valid(id), "invalid joint id");
+    const BallJoint& j = joints_[id.index];
+    const Vec3 pa = bodies_[j.body_a].pose().transform_point(j.local_a);
+    const Vec3 pb =
+        j.body_b == kInvalidIndex ? j.local_b : bodies_[j.body_b].pose().transform_point(j.local_b);
+    return (pa - pb).norm();
+}
+
+double DynamicsWorld::max_joint_error() const {
+    double e = 0;
+    for (std::uint32_t i = 0; i < joints_.size(); ++i)
+        if (joints_[i].alive) e = std::max(e, joint_error({i, joints_[i].generation}));
+    return e;
+}
+
+void DynamicsWorld::sync_solver_bodies(bool to_solver) {
+    if (to_solver) {
+        solver_bodies_.resize(bodies_.size());
+        for (std::size_t i = 0; i < bodies_.size(); ++i) {
+            const Body& b = bodies_[i];
+            SolverBody& s = solver_bodies_[i];
+            s.position = b.com_position;
+            s.orientation = b.orientation;
+            s.velocity = b.velocity;
+            s.angular_velocity = b.angular_velocity;
+            const bool moving = b.alive && !b.is_static;
+            s.inverse_mass = moving ? b.inverse_mass : 0.0;
+            s.inverse_inertia_local = moving ? b.inverse_inertia_local : Mat3::Zero();
+            s.inverse_inertia = moving ? b.inverse_inertia_world : Mat3::Zero();
+        }
+    } else {
+        for (std::size_t i = 0; i < bodies_.size(); ++i) {
+            Body& b = bodies_[i];
+            if (!b.alive || b.is_static) continue;
+            const SolverBody& s = solver_bodies_[i];
+            b.com_position = s.position;
+            b.orientation = s.orientation;
+            b.velocity = s.velocity;
+            b.angular_velocity = s.angular_velocity;
+            b.inverse_inertia_world = s.inverse_inertia;
+        }
+    }
+}
+
+void DynamicsWorld::build_constraints() {
+    contacts_.clear();
+    for (const BodyManifold& bm : body_manifolds_) {
+        const Body& a = bodies_[bm.a.index];
+        const Body& b = bodies_[bm.b.index];
+        const CombinedMaterial m = materials_.combine(a.material, b.material);
+        const Manifold& mf = bm.manifold;
+        for (int k = 0; k < mf.count; ++k) {
+            const ContactPoint& p = mf.points[static_cast<std::size_t>(k)];
+            ContactConstraint c;
+            c.body_a = bm.a.index;
+            c.body_b = bm.b.index;
+            c.point = p.position;
+            c.normal = mf.normal;
+            c.depth = p.depth;
+            c.friction = m.friction;
+            c.restitution = m.restitution;
+            // Warm-start key: both bodies, the sub-shapes and the feature id; a 64-bit mix of the fields.
+            std::uint64_t key = (static_cast<std::uint64_t>(a.creation_order) << 32) ^ b.creation_order;
+            for (std::uint64_t v : {std::uint64_t{mf.sub_a}, std::uint64_t{mf.sub_b}, std::uint64_t{p.id}}) {
+                key ^= v + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
+            }
+            c.key = key;
+            contacts_.push_back(c);
+        }
+    }
+    joint_rows_.clear();
+    for (const BallJoint& j : joints_) {
+        if (!j.alive) continue;
+        BallJointConstraint c;
+        c.body_a = j.body_a;
+        const Body& a = bodies_[j.body_a];
+        c.local_anchor_a = j.local_a - a.local_center_of_mass;
+        if (j.body_b == kInvalidIndex) {
+            c.body_b = kFixedFrame;
+            c.local_anchor_b = j.local_b;
+        } else {
+            c.body_b = j.body_b;
+            c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
+        }
+        joint_rows_.push_back(c);
+    }
+}
+
+void DynamicsWorld::update_contact_events() {
+    events_.clear();
+    events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
+    pending_events_.clear();
+    std::swap(touching_, touching_prev_);
+    std::swap(touching_ids_, touching_ids_prev_);
+    touching_.clear();
+    touching_ids_.clear();
+    for (const BodyManifold& bm : body_manifolds_) {
+        bool touching = false;
+        for (int k = 0; k < bm.manifold.count; ++k)
+            touching |= bm.manifold.points[static_cast<std::size_t>(k)].depth >= 0;
+        if (!touching) continue;
+        const std::uint64_t oa = bodies_[bm.a.index].creation_order, ob = bodies_[bm.b.index].creation_order;
+        touching_.push_back(oa < ob ? std::pair{oa, ob} : std::pair{ob, oa});
+    }
+    std::sort(touching_.begin(), touching_.end());
+    touching_.erase(std::unique(touching_.begin(), touching_.end()), touching_.end());
+    // Map creation orders back to ids (body_manifolds_ is small; a sorted lookup keeps it deterministic).
+    for (const auto& [oa, ob] : touching_) {
+        BodyId ia, ib;
+        for (const BodyManifold& bm : body_manifolds_) {
+            const std::uint64_t a = bodies_[bm.a.index].creation_order,
+                                b = bodies_[bm.b.index].creation_order;
+            if (a == oa && b == ob) {
+                ia = bm.a;
+                ib = bm.b;
+                break;
+            }
+            if (a == ob && b == oa) {
+                ia = bm.b;
+                ib = bm.a;
+                break;
+            }
+        }
+        touching_ids_.emplace_back(ia, ib);
+    }
+    const double t = time_;
+    std::size_t i = 0, j = 0;
+    while (i < touching_.size() || j < touching_prev_.size()) {
+        if (j == touching_prev_.size() || (i < touching_.size() && touching_[i] < touching_prev_[j])) {
+            events_.push_back({ContactEvent::Type::begin, t, touching_ids_[i].first, touching_ids_[i].second,
+                               touching_[i].first, touching_[i].second});
+            ++i;
+        } else if (i == touching_.size() || touching_prev_[j] < touching_[i]) {
+            events_.push_back({ContactEvent::Type::end, t, touching_ids_prev_[j].first,
+                               touching_ids_prev_[j].second, touching_prev_[j].first,
+                               touching_prev_[j].second});
+            ++j;
+        } else {
+            ++i, ++j;
+        }
+    }
+}
+
+StepStatus DynamicsWorld::step(double dt) {
+    if (!(dt > 0) || !std::isfinite(dt))
+        throw std::invalid_argument("time step must be a positive finite number");
+    // (1) velocities from external forces: gravity, springs, applied forces and torques.
+    accumulate_spring_forces(springs_, bodies_);
+    integrate_velocities(bodies_, settings_.gravity, dt);
+    // (2) collision stage.
+    collision_stage(dt);
+    // (3) solver stage.
+    build_constraints();
+    sync_solver_bodies(true);
+    // Resting contacts gain 2 |g| dt of approach speed per step at most; never restitute below that.
+    SolverSettings solver_settings = settings_.solver;
+    solver_settings.restitution_threshold =
+        std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
+    solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
+    sync_solver_bodies(false);
+    // (4) positions and orientations from velocities.
+    integrate_positions(bodies_, dt);
+    // (5) position projection (joint drift, penetration): positions only.
+    if (!joint_rows_.empty() || (!contacts_.empty() && settings_.solver.mode == SolverMode::exact)) {
+        sync_solver_bodies(true);
+        solver_.project_positions(solver_bodies_, contacts_, joint_rows_, solver_settings);
+        sync_solver_bodies(false);
+    }
+    ++step_count_;
+    time_ = static_cast<double>(step_count_) * dt;
+    update_contact_events();
+    for (Body& b : bodies_) {
+        b.force.setZero();
+        b.torque.setZero();
+    }
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
+        const Body& b = bodies_[i];
+        if (!b.alive || b.is_static) continue;
+        if (!(finite(b.com_position) && finite(b.velocity) && finite(b.angular_velocity) &&
+              b.orientation.coeffs().allFinite())) {
+            std::ostringstream msg;
+            msg << "state became non-finite at step " << step_count_ << " (t = " << time_ << " s)";
+            return {false, id_of(i), msg.str()};
+        }
+    }
+    return {};
+}
+
+Energy DynamicsWorld::energy() const {
+    Energy e;
+    for (const Body& b : bodies_) {
+        if (!b.alive || b.is_static) continue;
+        e.kinetic += 0.5 * b.mass * b.velocity.squaredNorm() +
+                     0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
+        e.potential -= b.mass * settings_.gravity.dot(b.com_position);
+    }
+    e.potential += spring_energy(springs_, bodies_);
+    return e;
+}
+
+Vec3 DynamicsWorld::linear_momentum() const {
+    Vec3 p = Vec3::Zero();
+    for (const Body& b : bodies_)
+        if (b.alive && !b.is_static) p += b.mass * b.velocity;
+    return p;
+}
+
+Vec3 DynamicsWorld::angular_momentum(const Vec3& about) const {
+    Vec3 l = Vec3::Zero();
+    for (const Body& b : bodies_)
+        if (b.alive && !b.is_static)
+            l += (b.com_position - about).cross(b.mass * b.velocity) + b.inertia_world() * b.angular_velocity;
+    return l;
+}
+
+}  // namespace simpulse

@@ -1,0 +1,222 @@
+// Public World: validates every call and turns the dynamics module's exceptions into error values; delivers
+// contact events to the listener after each step.
+#include <simpulse/world.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace simpulse {
+namespace {
+
+template <class F>
+Status guarded(F&& f) {
+    try {
+        f();
+        return {};
+    } catch (const std::exception& e) {
+        return Error{e.what()};
+    }
+}
+
+template <class T, class F>
+Result<T> guarded_value(F&& f) {
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        return Error{e.what()};
+    }
+}
+
+Status validate(const WorldSettings& s) {
+    const SolverSettings& v = s.solver;
+    if (!s.gravity.allFinite()) return Error{"gravity must be finite"};
+    if (!(s.contact_margin >= 0) || !std::isfinite(s.contact_margin))
+        return Error{"contact_margin must be >= 0"};
+    if (!(s.aabb_margin >= 0) || !std::isfinite(s.aabb_margin)) return Error{"aabb_margin must be >= 0"};
+    if (!(v.restitution_threshold >= 0) || !std::isfinite(v.restitution_threshold))
+        return Error{"solver restitution_threshold must be >= 0"};
+    if (v.direct_max_rows < 0 || v.dense_max_rows < 0) return Error{"solver row limits must be >= 0"};
+    if (v.max_active_set_iterations < 1 || v.max_iterations < 1 || v.max_projection_iterations < 1 ||
+        v.recheck_iterations < 0)
+        return Error{"solver iteration counts must be positive"};
+    if (!(v.iterative_tolerance > 0) || !(v.joint_tolerance > 0))
+        return Error{"solver tolerances must be positive"};
+    if (!(v.penetration_slop >= 0) || !(v.penetration_correction >= 0 && v.penetration_correction <= 1) ||
+        !(v.max_correction >= 0))
+        return Error{"solver position correction: slop >= 0, correction in [0, 1], max_correction >= 0"};
+    return {};
+}
+
+}  // namespace
+
+World::World(const WorldSettings& settings) : world_(std::make_unique<DynamicsWorld>(settings)) {}
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+const WorldSettings& World::settings() const {
+    return world_->settings();
+}
+
+Status World::set_settings(const WorldSettings& settings) {
+    if (Status s = validate(settings); !s) return s;
+    world_->settings() = settings;
+    return {};
+}
+
+Result<MaterialId> World::add_material(const Material& m) {
+    if (!(m.friction >= 0) || !std::isfinite(m.friction)) return Error{"material friction must be >= 0"};
+    if (!(m.restitution >= 0 && m.restitution <= 1)) return Error{"material restitution must be in [0, 1]"};
+    if (!(m.density > 0) || !std::isfinite(m.density)) return Error{"material density must be > 0"};
+    return world_->materials().add(m);
+}
+
+Status World::set_material(MaterialId id, const Material& m) {
+    if (id >= world_->materials().size()) return Error{"unknown material id"};
+    if (!(m.friction >= 0) || !std::isfinite(m.friction)) return Error{"material friction must be >= 0"};
+    if (!(m.restitution >= 0 && m.restitution <= 1)) return Error{"material restitution must be in [0, 1]"};
+    if (!(m.density > 0) || !std::isfinite(m.density)) return Error{"material density must be > 0"};
+    world_->materials().set(id, m);
+    return {};
+}
+
+Status World::set_material_pair(MaterialId a, MaterialId b, double friction, double restitution) {
+    if (a >= world_->materials().size() || b >= world_->materials().size())
+        return Error{"unknown material id"};
+    if (!(friction >= 0) || !std::isfinite(friction)) return Error{"pair friction must be >= 0"};
+    if (!(restitution >= 0 && restitution <= 1)) return Error{"pair restitution must be in [0, 1]"};
+    world_->materials().set_pair(a, b, {friction, restitution});
+    return {};
+}
+
+Result<BodyId> World::create_body(const BodyDesc& desc) {
+    return guarded_value<BodyId>([&] { return world_->create_body(desc); });
+}
+
+Status World::destroy_body(BodyId id) {
+    return guarded([&] { world_->destroy_body(id); });
+}
+
+bool World::is_valid(BodyId id) const {
+    return world_->is_valid(id);
+}
+std::size_t World::body_count() const {
+    return world_->body_count();
+}
+
+Result<BodyState> World::state(BodyId id) const {
+    if (!world_->is_valid(id)) return Error{"invalid body id"};
+    const Body& b = world_->body(id);
+    return BodyState{b.pose(), b.velocity, b.angular_velocity};
+}
+
+Result<BodyInfo> World::info(BodyId id) const {
+    if (!world_->is_valid(id)) return Error{"invalid body id"};
+    const Body& b = world_->body(id);
+    return BodyInfo{b.mass, b.local_center_of_mass, b.inertia_local, b.is_static, b.material, b.user_data};
+}
+
+Status World::set_state(BodyId id, const BodyState& state) {
+    return guarded([&] {
+        if (!state.velocity.allFinite() || !state.angular_velocity.allFinite())
+            throw std::invalid_argument("velocity must be finite");
+        world_->set_pose(id, state.pose);
+        world_->set_velocity(id, state.velocity);
+        world_->set_angular_velocity(id, state.angular_velocity);
+    });
+}
+
+Status World::set_pose(BodyId id, const Pose& pose) {
+    return guarded([&] { world_->set_pose(id, pose); });
+}
+Status World::set_velocity(BodyId id, const Vec3& v) {
+    return guarded([&] { world_->set_velocity(id, v); });
+}
+Status World::set_angular_velocity(BodyId id, const Vec3& w) {
+    return guarded([&] { world_->set_angular_velocity(id, w); });
+}
+Status World::add_force(BodyId id, const Vec3& f) {
+    return guarded([&] { world_->add_force(id, f); });
+}
+Status World::add_force_at_point(BodyId id, const Vec3& f, const Vec3& p) {
+    return guarded([&] { world_->add_force_at_point(id, f, p); });
+}
+Status World::add_torque(BodyId id, const Vec3& t) {
+    return guarded([&] { world_->add_torque(id, t); });
+}
+Status World::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& p) {
+    return guarded([&] { world_->apply_impulse(id, impulse, p); });
+}
+Status World::apply_angular_impulse(BodyId id, const Vec3& impulse) {
+    return guarded([&] { world_->apply_angular_impulse(id, impulse); });
+}
+
+Result<SpringId> World::add_spring(const SpringDesc& desc) {
+    return guarded_value<SpringId>([&] { return world_->add_spring(desc); });
+}
+Status World::remove_spring(SpringId id) {
+    return guarded([&] { world_->remove_spring(id); });
+}
+Result<JointId> World::add_ball_joint(const BallJointDesc& desc) {
+    return guarded_value<JointId>([&] { return world_->add_ball_joint(desc); });
+}
+Status World::remove_joint(JointId id) {
+    return guarded([&] { world_->remove_joint(id); });
+}
+Result<double> World::joint_error(JointId id) const {
+    return guarded_value<double>([&] { return world_->joint_error(id); });
+}
+double World::max_joint_error() const {
+    return world_->max_joint_error();
+}
+
+Status World::step(double dt) {
+    if (!(dt > 0) || !std::isfinite(dt)) return Error{"time step must be a positive finite number"};
+    StepStatus s;
+    try {
+        s = world_->step(dt);
+    } catch (const std::exception& e) {
+        return Error{e.what()};
+    }
+    if (listener_)
+        for (const ContactEvent& e : world_->contact_events()) listener_(e);
+    if (!s.ok) {
+        std::ostringstream msg;
+        msg << "body " << s.body.index << ": " << s.message;
+        return Error{msg.str()};
+    }
+    return {};
+}
+
+void World::set_contact_listener(ContactListener listener) {
+    listener_ = std::move(listener);
+}
+const std::vector<ContactEvent>& World::contact_events() const {
+    return world_->contact_events();
+}
+const std::vector<BodyManifold>& World::contact_manifolds() const {
+    return world_->manifolds();
+}
+double World::time() const {
+    return world_->time();
+}
+std::uint64_t World::step_count() const {
+    return world_->step_count();
+}
+Energy World::energy() const {
+    return world_->energy();
+}
+Vec3 World::linear_momentum() const {
+    return world_->linear_momentum();
+}
+Vec3 World::angular_momentum(const Vec3& about) const {
+    return world_->angular_momentum(about);
+}
+const SolverStats& World::solver_stats() const {
+    return world_->solver_stats();
+}
+const DynamicsWorld& World::dynamics() const {
+    return *world_;
+}
+
+}  // namespace simpulse
