@@ -11,80 +11,97 @@
 namespace simpulse {
 namespace {
 
-// Clusters on curved surfaces: neighbouring supports closer than this fraction of the radius merge. It lies
-// between the spread of one side-line end (2 R eps = 0.04 R) and the spacing of the cap polygon
-// (2 R sin(pi / k) = 0.77 R), a factor of about three from each.
-constexpr double kCurvedMergeRatio = 0.25;
-// Identical supports of polyhedral cores (the same vertex returned twice) differ by rounding only.
+// Identical supports (the same vertex returned for two axes) differ by rounding only.
 constexpr double kDuplicateRatio = 1e-9;
 
-bool has_curved_surface(ShapeType t) {
-    return t == ShapeType::cylinder || t == ShapeType::cone;
+// Phase 2 of the article literally: the support along `dir`, then along the k auxiliary axes on the cone,
+// with identical points merged. Exact for polyhedral cores (every support is a vertex) and for the cap or
+// base of a cylinder or cone seen along its axis (every support is a distinct rim point).
+void cone_supports(const ConvexSupport& shape, const Vec3& dir, ContactFeature& out) {
+    Vec3 u, v;
+    orthonormal_basis(dir, u, v);
+    std::array<Vec3, kAxisRotationAxes + 1> p;
+    p[0] = shape.support(dir);
+    double spread = 0;
+    for (int i = 1; i <= kAxisRotationAxes; ++i) {
+        const double a = 2 * std::numbers::pi * (i - 1) / kAxisRotationAxes;
+        p[static_cast<std::size_t>(i)] =
+            shape.support(dir + kAxisRotationAngle * (std::cos(a) * u + std::sin(a) * v));
+        spread = std::max(spread, (p[static_cast<std::size_t>(i)] - p[0]).norm());
+    }
+    out.clear();
+    for (const Vec3& q : p) {
+        bool duplicate = false;
+        for (const Vec3& kept : out.view())
+            duplicate = duplicate || (q - kept).norm() <= kDuplicateRatio * spread;
+        if (!duplicate) out.add(q);
+    }
+}
+
+// On the curved surfaces of cylinders and cones the supports along neighbouring axes are distinct points a
+// few eps apart, which the article merges with a threshold. Here the merged feature is written in closed form
+// instead: what the cone of axes collects is a side line when the cone contains a direction normal to that
+// line, a single rim point or apex otherwise. Caps and bases go through cone_supports.
+bool curved_feature(const ConvexSupport& shape, const Vec3& dir, ContactFeature& out) {
+    const Vec3 d = shape.rotation.transpose() * dir;  // local, axis along z
+    const double radius = shape.dims.x(), half_height = shape.dims.y();
+    const double horizontal = std::hypot(d.x(), d.y());
+    const double elevation =
+        std::atan2(d.z(), horizontal);  // angle of dir above the plane normal to the axis
+    auto world = [&](const Vec3& local) { return Vec3(shape.pose.position + shape.rotation * local); };
+    const Vec3 rim_dir = horizontal > 0 ? Vec3(d.x() / horizontal, d.y() / horizontal, 0) : Vec3::UnitX();
+    out.clear();
+    if (shape.type == ShapeType::cylinder) {
+        if (std::abs(elevation) >= std::numbers::pi / 2 - kAxisRotationAngle)
+            return false;  // a cap: cone supports
+        if (std::abs(elevation) <= kAxisRotationAngle) {
+            out.add(world(radius * rim_dir - half_height * Vec3::UnitZ()));
+            out.add(world(radius * rim_dir + half_height * Vec3::UnitZ()));
+            return true;
+        }
+        out.add(shape.support(dir));
+        return true;
+    }
+    // Cone: apex (0, 0, h), base rim at z = -h; the side's outward normals rise at atan(r / 2h).
+    if (elevation <= -std::numbers::pi / 2 + kAxisRotationAngle) return false;  // the base: cone supports
+    const double side = std::atan2(radius, 2 * half_height);
+    if (horizontal > 0 && std::abs(elevation - side) <= kAxisRotationAngle) {
+        out.add(world(half_height * Vec3::UnitZ()));
+        out.add(world(radius * rim_dir - half_height * Vec3::UnitZ()));
+        return true;
+    }
+    out.add(shape.support(dir));
+    return true;
 }
 
 }  // namespace
 
 void axis_rotation_feature(const ConvexSupport& shape, const Vec3& dir, ContactFeature& out) {
-    constexpr int n = kAxisRotationAxes + 1;
-    Vec3 u, v;
-    orthonormal_basis(dir, u, v);
-    std::array<Vec3, n> p, w;
-    p[0] = shape.support(dir);
-    w[0] = Vec3::Zero();
-    double spread = 0;
-    for (int i = 1; i < n; ++i) {
-        const double a = 2 * std::numbers::pi * (i - 1) / kAxisRotationAxes;
-        w[static_cast<std::size_t>(i)] = std::cos(a) * u + std::sin(a) * v;
-        p[static_cast<std::size_t>(i)] =
-            shape.support(dir + kAxisRotationAngle * w[static_cast<std::size_t>(i)]);
-        spread = std::max(spread, (p[static_cast<std::size_t>(i)] - p[0]).norm());
-    }
-    const double merge =
-        has_curved_surface(shape.type) ? kCurvedMergeRatio * shape.dims.x() : kDuplicateRatio * spread;
+    if ((shape.type == ShapeType::cylinder || shape.type == ShapeType::cone) &&
+        curved_feature(shape, dir, out))
+        return;
+    cone_supports(shape, dir, out);
+}
 
-    // Single-linkage clusters over at most nine points: cluster[i] is the smallest index linked to i.
-    std::array<int, n> cluster;
-    for (int i = 0; i < n; ++i) cluster[static_cast<std::size_t>(i)] = i;
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j)
-            if ((p[static_cast<std::size_t>(i)] - p[static_cast<std::size_t>(j)]).norm() <= merge) {
-                const int ci = cluster[static_cast<std::size_t>(i)],
-                          cj = cluster[static_cast<std::size_t>(j)];
-                if (ci == cj) continue;
-                const int lo = std::min(ci, cj), hi = std::max(ci, cj);
-                for (int& c : cluster)
-                    if (c == hi) c = lo;
-            }
-
-    out.clear();
-    for (int c = 0; c < n; ++c) {
-        int members = 0;
-        Vec3 mean = Vec3::Zero();
-        for (int i = 0; i < n; ++i)
-            if (cluster[static_cast<std::size_t>(i)] == c) ++members, mean += w[static_cast<std::size_t>(i)];
-        if (members == 0) continue;
-        // The cluster of the axis itself is its deepest point; another cluster is a stretch of a curved rim
-        // or side, best represented by the support along its mean direction on the cone.
-        if (c == 0 || members == 1 || mean.norm() < 1e-9) {
-            out.add(p[static_cast<std::size_t>(c)]);
-        } else {
-            out.add(shape.support(dir + kAxisRotationAngle * mean.normalized()));
-        }
+int core_feature_candidates(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
+                            double rb, double margin, std::uint32_t key, ContactCandidates& out) {
+    const int first = out.count;
+    clip_features(a, b, normal, margin + ra + rb, key, out);
+    // Core points lifted onto the surfaces: A's surface lies ra further along the normal, B's rb further
+    // back.
+    const Vec3 shift = 0.5 * (ra - rb) * normal;
+    for (int i = first; i < out.count; ++i) {
+        ContactPoint& p = out.points[static_cast<std::size_t>(i)];
+        p.depth += ra + rb;
+        p.position += shift;
     }
+    return out.count - first;
 }
 
 bool core_feature_manifold(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
                            double rb, double margin, std::uint32_t key, Manifold& out) {
     ContactCandidates c;
-    if (clip_features(a, b, normal, margin + ra + rb, key, c) == 0) return false;
-    // Core points lifted onto the surfaces: A's surface lies ra further along the normal, B's rb further
-    // back.
-    const Vec3 shift = 0.5 * (ra - rb) * normal;
-    for (int i = 0; i < c.count; ++i) {
-        ContactPoint& p = c.points[static_cast<std::size_t>(i)];
-        p.depth += ra + rb;
-        p.position += shift;
-    }
+    if (core_feature_candidates(a, b, normal, ra, rb, margin, key, c) == 0) return false;
     reduce_contacts(c.view(), normal, out);
     out.sub_a = out.sub_b = 0;
     return out.count > 0;

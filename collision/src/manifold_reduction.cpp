@@ -14,9 +14,10 @@ namespace {
 constexpr double kWeldRatio = 1e-6;
 constexpr double kCollinearRatio = 1e-6;
 // Depths within this fraction of the patch extent count as equally deep, and the tie goes to the point
-// farthest from the patch centroid. A resting face tilts back and forth by solver jitter far below this (1e-3
-// rad), so the first point, and with it the whole selection and the ids the solver warm-starts from, stays
-// the same frame to frame; the first point is then at most 1e-3 of the extent shallower than the deepest one.
+// farthest from the centre of the patch's bounding box. A resting face tilts back and forth by solver jitter
+// far below this (1e-3 rad), so the first point, and with it the whole selection and the ids the solver
+// warm-starts from, stays the same frame to frame; the first point is then at most 1e-3 of the extent
+// shallower than the deepest one.
 constexpr double kDepthTieRatio = 1e-3;
 
 }  // namespace
@@ -58,7 +59,7 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
     auto emit = [&](int i) {
         out.points[static_cast<std::size_t>(out.count++)] = candidates[static_cast<std::size_t>(i)];
     };
-    if (m <= 4) {
+    if (m <= 2) {
         for (int k = 0; k < m; ++k) emit(keep[static_cast<std::size_t>(k)]);
         return;
     }
@@ -69,18 +70,18 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
         return candidates[static_cast<std::size_t>(keep[static_cast<std::size_t>(k)])].depth;
     };
 
-    // 1. Deepest; among near-ties (kDepthTieRatio) the one farthest from the centroid, so that a flat face
-    // contact starts from a corner of the patch rather than from whichever clip point rounding made deepest.
-    Vec2 centroid = Vec2::Zero();
-    for (int k = 0; k < m; ++k) centroid += P(k);
-    centroid /= m;
+    // 1. Deepest; among near-ties (kDepthTieRatio) the one farthest from the centre of the patch's bounding
+    // box, so that a flat face contact starts from a corner rather than from whichever clip point rounding
+    // made deepest. The box (unlike the centroid) depends on the extreme points only, so adding interior
+    // candidates never changes the choice.
+    const Vec2 centre = 0.5 * (lo + hi);
     double max_depth = -std::numeric_limits<double>::infinity();
     for (int k = 0; k < m; ++k) max_depth = std::max(max_depth, depth(k));
     int i1 = -1;
     double best = -1;
     for (int k = 0; k < m; ++k) {
         if (depth(k) < max_depth - kDepthTieRatio * extent) continue;
-        const double r = (P(k) - centroid).squaredNorm();
+        const double r = (P(k) - centre).squaredNorm();
         if (r > best) best = r, i1 = k;
     }
     // 2. Farthest from the first.
@@ -101,7 +102,8 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
         if (r > best) best = r, i3 = k;
     }
     if (best <= kCollinearRatio * base * base) {
-        // Collinear patch (a cylinder or capsule side on a face): the two extreme points of the line.
+        // Collinear patch (a cylinder or capsule side on a face): the two extreme points of the line. Applied
+        // to three or four points too: the middle ones add no independent row for the solver.
         int a = i1, b = i1;
         double smin = 0, smax = 0;
         for (int k = 0; k < m; ++k) {
@@ -111,6 +113,11 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
         }
         emit(keep[static_cast<std::size_t>(a)]);
         emit(keep[static_cast<std::size_t>(b)]);
+        return;
+    }
+    if (m <= 4) {
+        // Up to four points that span an area are all kept (the paper reduces larger sets only).
+        for (int k = 0; k < m; ++k) emit(keep[static_cast<std::size_t>(k)]);
         return;
     }
     // 4. The point adding the largest area to the triangle, i.e. maximising the quadrilateral's area: the

@@ -8,6 +8,7 @@
 #include <simpulse/collision/manifold_reduction.h>
 #include <simpulse/collision/mesh_contacts.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -145,70 +146,154 @@ bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
     return b.minCoeff() >= -kBarycentricTolerance;
 }
 
-// Merges the manifolds out[first..] that share a plane into one, reduced to four points.
-void merge_coplanar(std::vector<Manifold>& out, std::size_t first) {
-    const double cos_tol = std::cos(kCoplanarAngle);
-    for (std::size_t i = first; i < out.size(); ++i) {
-        for (std::size_t j = i + 1; j < out.size();) {
-            if (out[i].normal.dot(out[j].normal) < cos_tol) {
-                ++j;
-                continue;
+// Candidates of the triangles touching one shape, grouped by plane (Strashnov & Torgashev 2020, sect. V: one
+// patch per plane) and reduced once per plane, so that the corners of a body lying across several triangles
+// are all seen by the reduction. Fixed capacity: a full group is compacted to its deepest point and the
+// vertices of its convex hull, which is all the reduction ever picks (steps 2-4 take extreme points, step 1
+// the deepest; only the tie-break among near-deepest points may then differ); more planes than groups flush
+// the oldest group.
+class PlaneGroups {
+  public:
+    void add(const Vec3& normal, const ContactCandidates& c, std::uint32_t triangle,
+             std::vector<Manifold>& out) {
+        Group* g = nullptr;
+        for (int k = 0; k < count_ && !g; ++k)
+            if (groups_[static_cast<std::size_t>(k)].normal.dot(normal) >= std::cos(kCoplanarAngle))
+                g = &groups_[static_cast<std::size_t>(k)];
+        if (!g) {
+            if (count_ == kGroups) {
+                flush_group(groups_[0], out);
+                for (int k = 1; k < kGroups; ++k)
+                    groups_[static_cast<std::size_t>(k - 1)] = groups_[static_cast<std::size_t>(k)];
+                --count_;
             }
-            ContactCandidates c;
-            for (int k = 0; k < out[i].count; ++k) c.add(out[i].points[static_cast<std::size_t>(k)]);
-            for (int k = 0; k < out[j].count; ++k) c.add(out[j].points[static_cast<std::size_t>(k)]);
-            Manifold merged = out[i];
-            reduce_contacts(c.view(), out[i].normal, merged);
-            out[i] = merged;
-            out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+            g = &groups_[static_cast<std::size_t>(count_++)];
+            g->normal = normal;
+            g->count = 0;
+        }
+        for (const ContactPoint& p : c.view()) {
+            if (g->count == kCapacity) compact(*g);
+            g->points[static_cast<std::size_t>(g->count)] = p;
+            g->triangle[static_cast<std::size_t>(g->count)] = triangle;
+            ++g->count;
         }
     }
-}
-
-// Local bounding box of a convex shape from its supports along the frame axes, grown by the margin.
-Aabb support_box(const ConvexSupport& s, double margin) {
-    Aabb box;
-    for (int k = 0; k < 3; ++k) {
-        box.max[k] = s.support(Vec3::Unit(k))[k] + margin;
-        box.min[k] = s.support(-Vec3::Unit(k))[k] - margin;
+    void flush(std::vector<Manifold>& out) {
+        for (int k = 0; k < count_; ++k) flush_group(groups_[static_cast<std::size_t>(k)], out);
+        count_ = 0;
     }
-    return box;
-}
 
-// Shared driver: the shape in the static body's frame, one callback per candidate triangle, then merging and
-// the transform of the new manifolds to world.
-template <class ForEachTriangle>
-int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& pose_b,
-                           const CollideSettings& settings, std::vector<Manifold>& out,
-                           ForEachTriangle&& for_each_triangle) {
-    const ConvexSupport local(convex, pose_b.inverse() * pose_a);
-    const std::size_t first = out.size();
-    for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
+  private:
+    static constexpr int kGroups = 8;
+    static constexpr int kCapacity = 64;
+    struct Group {
+        Vec3 normal = Vec3::UnitZ();
+        int count = 0;
+        std::array<ContactPoint, kCapacity> points;
+        std::array<std::uint32_t, kCapacity> triangle{};
+    };
+
+    // Sorted by id (unique per triangle and feature), the reduction no longer depends on the order in which
+    // the triangles were visited: a BVH and a grid walk give the same manifold.
+    static void sort_by_id(Group& g) {
+        std::array<int, kCapacity> order;
+        for (int i = 0; i < g.count; ++i) order[static_cast<std::size_t>(i)] = i;
+        std::stable_sort(order.begin(), order.begin() + g.count, [&](int a, int b) {
+            return g.points[static_cast<std::size_t>(a)].id < g.points[static_cast<std::size_t>(b)].id;
+        });
+        const Group copy = g;
+        for (int i = 0; i < g.count; ++i) {
+            g.points[static_cast<std::size_t>(i)] =
+                copy.points[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+            g.triangle[static_cast<std::size_t>(i)] =
+                copy.triangle[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+        }
+    }
+
+    static void flush_group(Group& g, std::vector<Manifold>& out) {
+        if (g.count == 0) return;
+        sort_by_id(g);
         Manifold m;
-        if (!collide_convex_triangle(local, t, settings.margin, m)) return;
+        reduce_contacts({g.points.data(), static_cast<std::size_t>(g.count)}, g.normal, m);
+        // The patch is attributed to the triangle of its first (deepest) point.
         m.sub_a = 0;
-        m.sub_b = t.index;
+        m.sub_b = 0;
+        for (int i = 0; i < g.count; ++i)
+            if (g.points[static_cast<std::size_t>(i)].id == m.points[0].id)
+                m.sub_b = g.triangle[static_cast<std::size_t>(i)];
         out.push_back(m);
-    });
-    merge_coplanar(out, first);
-    for (std::size_t k = first; k < out.size(); ++k) {
-        out[k].normal = pose_b.rotate(out[k].normal);
-        for (int i = 0; i < out[k].count; ++i) {
-            Vec3& p = out[k].points[static_cast<std::size_t>(i)].position;
-            p = pose_b.transform_point(p);
-        }
+        g.count = 0;
     }
-    return static_cast<int>(out.size() - first);
-}
 
-Vec3 grid_vertex(const HeightField& f, int i, int j) {
-    return {f.origin.x() + j * f.spacing.x(), f.origin.y() + i * f.spacing.y(), f.height(i, j)};
-}
+    // Keeps the deepest point and the convex hull of the points (monotone chain in the plane).
+    static void compact(Group& g) {
+        Vec3 u, v;
+        orthonormal_basis(g.normal, u, v);
+        std::array<Vec2, kCapacity> q;
+        std::array<int, kCapacity> order;
+        int deepest = 0;
+        for (int i = 0; i < g.count; ++i) {
+            const Vec3& x = g.points[static_cast<std::size_t>(i)].position;
+            q[static_cast<std::size_t>(i)] = Vec2(x.dot(u), x.dot(v));
+            order[static_cast<std::size_t>(i)] = i;
+            if (g.points[static_cast<std::size_t>(i)].depth >
+                g.points[static_cast<std::size_t>(deepest)].depth)
+                deepest = i;
+        }
+        std::sort(order.begin(), order.begin() + g.count, [&](int a, int b) {
+            const Vec2& pa = q[static_cast<std::size_t>(a)];
+            const Vec2& pb = q[static_cast<std::size_t>(b)];
+            return pa.x() < pb.x() || (pa.x() == pb.x() && pa.y() < pb.y());
+        });
+        auto cross = [&](int o, int a, int b) {
+            const Vec2 ea = q[static_cast<std::size_t>(a)] - q[static_cast<std::size_t>(o)];
+            const Vec2 eb = q[static_cast<std::size_t>(b)] - q[static_cast<std::size_t>(o)];
+            return ea.x() * eb.y() - ea.y() * eb.x();
+        };
+        std::array<int, 2 * kCapacity> h;
+        int k = 0;
+        for (int i = 0; i < g.count; ++i) {
+            while (k >= 2 && cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)],
+                                   order[static_cast<std::size_t>(i)]) <= 0)
+                --k;
+            h[static_cast<std::size_t>(k++)] = order[static_cast<std::size_t>(i)];
+        }
+        for (int i = g.count - 2, lower = k + 1; i >= 0; --i) {
+            while (k >= lower && cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)],
+                                       order[static_cast<std::size_t>(i)]) <= 0)
+                --k;
+            h[static_cast<std::size_t>(k++)] = order[static_cast<std::size_t>(i)];
+        }
+        const int hull = std::max(1, k - 1);
+        std::array<bool, kCapacity> keep{};
+        keep[static_cast<std::size_t>(deepest)] = true;
+        for (int i = 0; i < hull; ++i) keep[static_cast<std::size_t>(h[static_cast<std::size_t>(i)])] = true;
+        int n = 0;
+        for (int i = 0; i < g.count; ++i)
+            if (keep[static_cast<std::size_t>(i)]) {
+                g.points[static_cast<std::size_t>(n)] = g.points[static_cast<std::size_t>(i)];
+                g.triangle[static_cast<std::size_t>(n)] = g.triangle[static_cast<std::size_t>(i)];
+                ++n;
+            }
+        if (n >= kCapacity) {
+            // A hull of kCapacity vertices (a finely tessellated curved patch): fall back to four points.
+            Manifold m;
+            reduce_contacts({g.points.data(), static_cast<std::size_t>(g.count)}, g.normal, m);
+            for (int i = 0; i < m.count; ++i)
+                g.points[static_cast<std::size_t>(i)] = m.points[static_cast<std::size_t>(i)];
+            n = m.count;
+        }
+        g.count = n;
+    }
 
-}  // namespace
+    std::array<Group, kGroups> groups_;
+    int count_ = 0;
+};
 
-bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t, double margin,
-                             Manifold& out) {
+// Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
+// shape to the triangle; false when nothing lies within the margin.
+bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, double margin, Vec3& normal,
+                         ContactCandidates& out) {
     const Vec3& n = t.normal;
     // One-sided: a shape whose centre is behind the plane belongs to the other side (or fell through).
     if (n.dot(convex.center() - t.v[0]) < 0) return false;
@@ -234,7 +319,62 @@ bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t,
     } else {
         triangle_feature(t, m, ft);
     }
-    return core_feature_manifold(fc, ft, -m, convex.radius, 0, margin, t.index, out);
+    normal = -m;
+    return core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out) > 0;
+}
+
+// Local bounding box of a convex shape from its supports along the frame axes, grown by the margin.
+Aabb support_box(const ConvexSupport& s, double margin) {
+    Aabb box;
+    for (int k = 0; k < 3; ++k) {
+        box.max[k] = s.support(Vec3::Unit(k))[k] + margin;
+        box.min[k] = s.support(-Vec3::Unit(k))[k] - margin;
+    }
+    return box;
+}
+
+// Shared driver: the shape in the static body's frame, one callback per candidate triangle, then merging and
+// the transform of the new manifolds to world.
+// Shared driver: the shape in the static body's frame, one callback per candidate triangle, the plane groups,
+// then the transform of the new manifolds to world.
+template <class ForEachTriangle>
+int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& pose_b,
+                           const CollideSettings& settings, std::vector<Manifold>& out,
+                           ForEachTriangle&& for_each_triangle) {
+    const ConvexSupport local(convex, pose_b.inverse() * pose_a);
+    const std::size_t first = out.size();
+    PlaneGroups groups;
+    for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
+        ContactCandidates c;
+        Vec3 normal;
+        if (triangle_candidates(local, t, settings.margin, normal, c)) groups.add(normal, c, t.index, out);
+    });
+    groups.flush(out);
+    for (std::size_t k = first; k < out.size(); ++k) {
+        out[k].normal = pose_b.rotate(out[k].normal);
+        for (int i = 0; i < out[k].count; ++i) {
+            Vec3& p = out[k].points[static_cast<std::size_t>(i)].position;
+            p = pose_b.transform_point(p);
+        }
+    }
+    return static_cast<int>(out.size() - first);
+}
+
+Vec3 grid_vertex(const HeightField& f, int i, int j) {
+    return {f.origin.x() + j * f.spacing.x(), f.origin.y() + i * f.spacing.y(), f.height(i, j)};
+}
+
+}  // namespace
+
+bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t, double margin,
+                             Manifold& out) {
+    ContactCandidates c;
+    Vec3 normal;
+    if (!triangle_candidates(convex, t, margin, normal, c)) return false;
+    reduce_contacts(c.view(), normal, out);
+    out.sub_a = 0;
+    out.sub_b = t.index;
+    return true;
 }
 
 int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleMesh& mesh, const Pose& pose_b,

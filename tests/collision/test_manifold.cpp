@@ -353,6 +353,15 @@ TEST(ReduceContacts, CollinearPatchKeepsTheTwoExtremePoints) {
     EXPECT_EQ(ids, (std::set<std::uint32_t>{0u, 6u}));
 }
 
+TEST(ReduceContacts, ThreeCollinearPointsKeepTheirEnds) {
+    const std::vector<ContactPoint> c = {
+        {Vec3(0, 0, 0), 0.1, 1}, {Vec3(2, 1, 0), 0.2, 2}, {Vec3(1, 0.5, 0), 0.15, 3}};
+    Manifold m;
+    reduce_contacts(c, Vec3::UnitZ(), m);
+    ASSERT_EQ(m.count, 2);
+    EXPECT_EQ(std::set<std::uint32_t>({m.points[0].id, m.points[1].id}), (std::set<std::uint32_t>{1u, 2u}));
+}
+
 TEST(ReduceContacts, WeldsDuplicatesAndKeepsSmallSetsWhole) {
     std::vector<ContactPoint> c = {{Vec3(0, 0, 0), 0.1, 1},
                                    {Vec3(1, 0, 0), 0.1, 2},
@@ -396,16 +405,17 @@ TEST(ReduceContacts, EachStepIsTheBruteForceOptimumOfItsCriterion) {
         const Vec2 e = (p2 - p1).normalized();
         double max_depth = 0, max_dist = 0, max_line = 0, max_area = 0;
         for (const ContactPoint& p : c) max_depth = std::max(max_depth, p.depth);
-        // Step 1: among the points within 1e-3 of the extent of the deepest, the farthest from the centroid.
-        Vec2 lo = xy(c[0]), hi = lo, centroid = Vec2::Zero();
-        for (const ContactPoint& p : c) lo = lo.cwiseMin(xy(p)), hi = hi.cwiseMax(xy(p)), centroid += xy(p);
-        centroid /= static_cast<double>(c.size());
+        // Step 1: among the points within 1e-3 of the extent of the deepest, the farthest from the centre of
+        // their bounding box.
+        Vec2 lo = xy(c[0]), hi = lo;
+        for (const ContactPoint& p : c) lo = lo.cwiseMin(xy(p)), hi = hi.cwiseMax(xy(p));
+        const Vec2 centre = 0.5 * (lo + hi);
         double max_r = 0;
         for (const ContactPoint& p : c)
             if (p.depth >= max_depth - 1e-3 * (hi - lo).norm())
-                max_r = std::max(max_r, (xy(p) - centroid).norm());
+                max_r = std::max(max_r, (xy(p) - centre).norm());
         EXPECT_GE(m.points[0].depth, max_depth - 1e-3 * (hi - lo).norm());
-        EXPECT_NEAR((p1 - centroid).norm(), max_r, kRound);
+        EXPECT_NEAR((p1 - centre).norm(), max_r, kRound);
         for (const ContactPoint& p : c) {
             const Vec2 q = xy(p);
             max_dist = std::max(max_dist, (q - p1).norm());

@@ -22,11 +22,11 @@ inline constexpr int kAxisRotationAxes = 8;
 inline constexpr double kAxisRotationAngle = 0.02;
 
 // Contact feature of the core of `shape` in the world direction `dir` (unit, pointing out of the shape
-// towards the other one). The support along `dir` itself (the deepest point) comes first, then the distinct
-// supports along the auxiliary axes in cone order. On polyhedral cores only identical points merge; on the
-// curved surfaces of cylinders and cones the supports of neighbouring axes that lie closer than a quarter of
-// the radius form one cluster, represented by the support along its mean direction, so that a rim or a side
-// line is reported as a vertex or an edge and not as a fan of nearby points.
+// towards the other one): the support along `dir` itself (the deepest point) first, then the distinct
+// supports along the auxiliary axes in cone order. On the curved surfaces of cylinders and cones, where the
+// article merges nearby supports with a threshold, the merged feature is computed in closed form (a side line
+// when the cone of axes contains a normal of that line, else one rim point or the apex), so it is exact;
+// their caps and bases are reported as the rim points the auxiliary axes hit.
 void axis_rotation_feature(const ConvexSupport& shape, const Vec3& dir, ContactFeature& out);
 
 // Phases 2-4 for a known axis `normal` (unit, from A to B): features of both cores, clipping, lifting, radii,
@@ -34,8 +34,12 @@ void axis_rotation_feature(const ConvexSupport& shape, const Vec3& dir, ContactF
 bool axis_rotation_manifold(const ConvexSupport& a, const ConvexSupport& b, const Vec3& normal, double margin,
                             Manifold& out);
 
-// Clips two core features along `normal`, inflates the points by the core radii ra (of A) and rb (of B),
-// keeps those with depth >= -margin and reduces them to four. The shared tail of all core + radius pairs.
+// Clips two core features along `normal` and inflates the points by the core radii ra (of A) and rb (of B),
+// appending those with depth >= -margin to `out`; returns how many. The shared tail of all core + radius
+// pairs.
+int core_feature_candidates(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
+                            double rb, double margin, std::uint32_t key, ContactCandidates& out);
+// The same, reduced to four points (manifold_reduction.h).
 bool core_feature_manifold(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
                            double rb, double margin, std::uint32_t key, Manifold& out);
 

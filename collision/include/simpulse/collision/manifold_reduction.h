@@ -14,8 +14,9 @@ namespace simpulse {
 // deeper one is kept), then writes at most four points into `out.points`/`out.count` and sets `out.normal`.
 // All candidates belong to one patch with normal `normal`; distances are measured in the plane perpendicular
 // to it. The first point is the deepest up to 1e-3 of the patch extent; among such near-ties, the one
-// farthest from the patch centroid (so a resting face keeps the same four points under solver jitter).
-// Remaining ties go to the earlier candidate: deterministic.
+// farthest from the centre of the patch's bounding box (so a resting face keeps the same four points under
+// solver jitter). Sets of three or more collinear points keep their two ends, also when there are at most
+// four. Remaining ties go to the earlier candidate: deterministic.
 void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& normal, Manifold& out);
 
 }  // namespace simpulse

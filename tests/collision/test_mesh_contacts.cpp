@@ -1,0 +1,298 @@
+// Tests of convex shapes against triangle meshes and height fields (mesh_contacts.h): no ghost normals on a
+// flat triangulated floor (the quality bar: a box dragged and a cylinder rolled across a 20 x 20 floor,
+// including positions exactly on edges and vertices), real normals at convex and concave creases against
+// closed forms, one-sidedness, and the height field against the same surface built as a triangle mesh by
+// make_triangle_mesh (an independent triangulation and edge classification).
+#include <simpulse/collision/mesh_contacts.h>
+#include <simpulse/collision/narrow_phase.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <vector>
+
+namespace simpulse {
+namespace {
+
+// Flat floor: normals are exactly +z; every check below is a closed form on O(10) coordinates: 1e-12.
+constexpr double kExact = 1e-12;
+// The quality bar of the brief: a normal off vertical by more than this is a ghost normal.
+constexpr double kGhost = 1e-6;
+
+Quat about(const Vec3& axis, double angle) {
+    return Quat(Eigen::AngleAxisd(angle, axis.normalized()));
+}
+
+// Grid surface z = h(x, y) on [0, n]^2 with unit cells, triangulated like a height field (diagonal from (i,
+// j) to (i + 1, j + 1)).
+template <class Height>
+ShapePtr grid_mesh(int n, Height&& h) {
+    std::vector<Vec3> v;
+    for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j) v.emplace_back(j, i, h(j, i));
+    std::vector<std::array<std::uint32_t, 3>> t;
+    auto id = [&](int i, int j) { return static_cast<std::uint32_t>(i * (n + 1) + j); };
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            t.push_back({id(i, j), id(i, j + 1), id(i + 1, j + 1)});
+            t.push_back({id(i, j), id(i + 1, j + 1), id(i + 1, j)});
+        }
+    return make_triangle_mesh(std::move(v), std::move(t));
+}
+
+template <class Height>
+ShapePtr grid_field(int n, Height&& h) {
+    std::vector<double> heights;
+    for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j) heights.push_back(h(j, i));
+    return make_height_field(Vec2::Zero(), Vec2::Ones(), n + 1, n + 1, std::move(heights));
+}
+
+std::vector<Manifold> run(const ShapePtr& a, const Pose& pa, const ShapePtr& b, const Pose& pb,
+                          double margin = 0) {
+    CollideSettings s;
+    s.margin = margin;
+    std::vector<Manifold> out;
+    collide(*a, pa, *b, pb, s, out);
+    return out;
+}
+
+// Positions over the floor's interior: lattice points (vertices), half-integers (edges and diagonals) and
+// random.
+std::vector<Vec2> floor_positions(std::mt19937_64& rng) {
+    std::vector<Vec2> p;
+    for (double x = 2; x <= 18; x += 0.5)
+        for (double y = 2; y <= 18; y += 0.5) p.emplace_back(x, y);
+    std::uniform_real_distribution<double> uni(2, 18);
+    for (int k = 0; k < 500; ++k) p.emplace_back(uni(rng), uni(rng));
+    return p;
+}
+
+TEST(MeshFloor, DraggedBoxOnlySeesTheFaceNormal) {
+    const ShapePtr floor = grid_mesh(20, [](double, double) { return 0.0; });
+    const ShapePtr box = make_box(Vec3(0.7, 0.4, 0.25));
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<double> yaw(0, 2 * std::numbers::pi);
+    double worst = 0;
+    int manifolds = 0;
+    for (const Vec2& xy : floor_positions(rng)) {
+        for (double gap : {-1e-3, 0.0, 4e-3}) {  // penetrating, touching, speculative within the margin
+            const Pose pose{Vec3(xy.x(), xy.y(), 0.25 + gap), about(Vec3::UnitZ(), yaw(rng))};
+            const auto out = run(floor, Pose{}, box, pose, 0.01);
+            ASSERT_EQ(out.size(), 1u) << "one plane, one manifold at " << xy.transpose() << " gap " << gap;
+            const Manifold& m = out[0];
+            worst = std::max(worst, (m.normal - Vec3::UnitZ()).norm());
+            ASSERT_EQ(m.count, 4) << xy.transpose();
+            for (int i = 0; i < 4; ++i) {
+                const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+                EXPECT_NEAR(p.depth, -gap, kExact);
+                // The four bottom corners of the box.
+                const Vec3 local = pose.inverse_transform_point(p.position);
+                EXPECT_NEAR(std::abs(local.x()), 0.7, 1e-9) << xy.transpose();
+                EXPECT_NEAR(std::abs(local.y()), 0.4, 1e-9) << xy.transpose();
+            }
+            ++manifolds;
+        }
+    }
+    EXPECT_LE(worst, kGhost) << "largest deviation of the normal from vertical " << worst;
+    std::printf("dragged box: %d manifolds, largest normal deviation %.3g\n", manifolds, worst);
+}
+
+TEST(MeshFloor, RollingCylinderOnlySeesTheFaceNormal) {
+    const ShapePtr floor = grid_mesh(20, [](double, double) { return 0.0; });
+    const ShapePtr cyl = make_cylinder(0.3, 0.6);
+    std::mt19937_64 rng(37);
+    std::uniform_real_distribution<double> angle(0, 2 * std::numbers::pi);
+    double worst = 0;
+    for (const Vec2& xy : floor_positions(rng)) {
+        for (double gap : {-1e-3, 3e-3}) {
+            // Axis horizontal (lying), yawed, and rolled about its own axis.
+            const Quat q = about(Vec3::UnitZ(), angle(rng)) * about(Vec3::UnitX(), std::numbers::pi / 2) *
+                           about(Vec3::UnitZ(), angle(rng));
+            const Pose pose{Vec3(xy.x(), xy.y(), 0.3 + gap), q};
+            const auto out = run(cyl, pose, floor, Pose{}, 0.01);
+            ASSERT_EQ(out.size(), 1u) << xy.transpose();
+            worst =
+                std::max(worst, (out[0].normal + Vec3::UnitZ()).norm());  // cylinder is A: normal points down
+            ASSERT_EQ(out[0].count, 2) << xy.transpose();
+            for (int i = 0; i < 2; ++i)
+                EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, -gap, 1e-9) << xy.transpose();
+        }
+    }
+    EXPECT_LE(worst, kGhost) << "largest deviation of the normal from vertical " << worst;
+}
+
+TEST(MeshFloor, SpheresAndCapsulesOnVerticesAndEdges) {
+    // Rounded shapes keep their cores apart from the floor: the GJK closest point lands on internal edges and
+    // vertices, which must still give the face normal.
+    const ShapePtr floor = grid_mesh(20, [](double, double) { return 0.0; });
+    const ShapePtr sphere = make_sphere(0.4), capsule = make_capsule(0.2, 0.5);
+    double worst = 0;
+    for (double x = 3; x <= 5; x += 0.25)
+        for (double y = 3; y <= 5; y += 0.25) {
+            auto out = run(floor, Pose{}, sphere, Pose{Vec3(x, y, 0.4 - 1e-3), Quat::Identity()});
+            ASSERT_EQ(out.size(), 1u);
+            ASSERT_EQ(out[0].count, 1);
+            EXPECT_NEAR(out[0].points[0].depth, 1e-3, kExact);
+            worst = std::max(worst, (out[0].normal - Vec3::UnitZ()).norm());
+            out = run(floor, Pose{}, capsule,
+                      Pose{Vec3(x, y, 0.2 - 1e-3), about(Vec3(1, 1, 0), std::numbers::pi / 2)});
+            ASSERT_EQ(out.size(), 1u);
+            EXPECT_EQ(out[0].count, 2);
+            worst = std::max(worst, (out[0].normal - Vec3::UnitZ()).norm());
+        }
+    EXPECT_LE(worst, kGhost) << "largest deviation " << worst;
+}
+
+TEST(MeshCreases, SphereOnAConvexRidgeGetsTheEdgeNormal) {
+    // Roof: two faces rising at 30 degrees to a ridge along y at x = 0, z = 0. A sphere centred above the
+    // ridge at height d touches the ridge edge only: normal +z, depth r - d.
+    const double s = std::tan(std::numbers::pi / 6);
+    const ShapePtr roof = make_triangle_mesh({Vec3(-2, -2, -2 * s), Vec3(0, -2, 0), Vec3(0, 2, 0),
+                                              Vec3(-2, 2, -2 * s), Vec3(2, -2, -2 * s), Vec3(2, 2, -2 * s)},
+                                             {{{0, 1, 2}}, {{0, 2, 3}}, {{1, 4, 5}}, {{1, 5, 2}}});
+    const double r = 0.5, d = 0.45;
+    const auto out = run(roof, Pose{}, make_sphere(r), Pose{Vec3(0, 0.3, d), Quat::Identity()});
+    ASSERT_EQ(out.size(), 1u) << "both ridge triangles give the same edge normal: one patch";
+    ASSERT_EQ(out[0].count, 1);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    EXPECT_NEAR(out[0].points[0].depth, r - d, kExact);
+    // Off the ridge over a face: the face normal, depth r - distance to the face plane.
+    const Vec3 n(-s, 0, 1);  // left face normal direction (unnormalised): z = s x for x < 0
+    const Vec3 c(-1, 0.3, -s + 0.45);
+    const auto side = run(roof, Pose{}, make_sphere(r), Pose{c, Quat::Identity()});
+    ASSERT_EQ(side.size(), 1u);
+    EXPECT_NEAR((side[0].normal - n.normalized()).norm(), 0, kExact);
+    EXPECT_NEAR(side[0].points[0].depth, r - n.normalized().dot(c - Vec3(-1, 0, -s)), kExact);
+}
+
+TEST(MeshCreases, SphereInAConcaveValleyTouchesBothFaces) {
+    // Valley: faces z = |x| tan(30 deg). A sphere of radius r centred on the axis at height h touches each
+    // face at distance h cos(30 deg): two manifolds with the two face normals, depth r - h cos(30 deg).
+    const double s = std::tan(std::numbers::pi / 6);
+    const ShapePtr valley = make_triangle_mesh({Vec3(-2, -2, 2 * s), Vec3(0, -2, 0), Vec3(0, 2, 0),
+                                                Vec3(-2, 2, 2 * s), Vec3(2, -2, 2 * s), Vec3(2, 2, 2 * s)},
+                                               {{{0, 1, 2}}, {{0, 2, 3}}, {{1, 4, 5}}, {{1, 5, 2}}});
+    const double r = 0.5, h = 0.55;
+    const auto out = run(valley, Pose{}, make_sphere(r), Pose{Vec3(0, 0.2, h), Quat::Identity()});
+    ASSERT_EQ(out.size(), 2u);
+    const double c30 = std::cos(std::numbers::pi / 6);
+    for (const Manifold& m : out) {
+        ASSERT_EQ(m.count, 1);
+        EXPECT_NEAR(std::abs(m.normal.x()), std::sin(std::numbers::pi / 6), kExact);
+        EXPECT_NEAR(m.normal.z(), c30, kExact);
+        EXPECT_NEAR(m.points[0].depth, r - h * c30, kExact);
+    }
+}
+
+TEST(MeshCreases, ShapesBehindTheFrontFacesAreIgnored) {
+    const ShapePtr floor = grid_mesh(4, [](double, double) { return 0.0; });
+    EXPECT_TRUE(
+        run(floor, Pose{}, make_box(Vec3::Constant(0.3)), Pose{Vec3(2, 2, -0.29), Quat::Identity()}).empty());
+    EXPECT_TRUE(run(floor, Pose{}, make_sphere(0.3), Pose{Vec3(2, 2, -0.1), Quat::Identity()}).empty());
+}
+
+TEST(MeshContacts, SubIndexIsTheTouchingTriangle) {
+    const ShapePtr floor = grid_mesh(4, [](double, double) { return 0.0; });
+    // Sphere over the lower-right half of cell (i = 1, j = 2): triangle 2 * (1 * 4 + 2) = 12.
+    const auto out = run(make_sphere(0.2), Pose{Vec3(2.7, 1.2, 0.19), Quat::Identity()}, floor, Pose{});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].sub_a, 0u);
+    EXPECT_EQ(out[0].sub_b, 12u);
+}
+
+TEST(HeightField, FlatFieldOnlySeesTheFaceNormal) {
+    const ShapePtr field = grid_field(20, [](double, double) { return 0.0; });
+    const ShapePtr box = make_box(Vec3(0.7, 0.4, 0.25)), cyl = make_cylinder(0.3, 0.6);
+    std::mt19937_64 rng(41);
+    std::uniform_real_distribution<double> angle(0, 2 * std::numbers::pi);
+    double worst = 0;
+    for (const Vec2& xy : floor_positions(rng)) {
+        auto out = run(field, Pose{}, box,
+                       Pose{Vec3(xy.x(), xy.y(), 0.25 - 1e-3), about(Vec3::UnitZ(), angle(rng))});
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].count, 4);
+        worst = std::max(worst, (out[0].normal - Vec3::UnitZ()).norm());
+        const Quat lying = about(Vec3::UnitZ(), angle(rng)) * about(Vec3::UnitX(), std::numbers::pi / 2);
+        out = run(field, Pose{}, cyl, Pose{Vec3(xy.x(), xy.y(), 0.3 - 1e-3), lying});
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].count, 2);
+        worst = std::max(worst, (out[0].normal - Vec3::UnitZ()).norm());
+    }
+    EXPECT_LE(worst, kGhost) << "largest deviation " << worst;
+}
+
+TEST(HeightField, MatchesTheSameSurfaceAsATriangleMesh) {
+    // Bumpy terrain: the height field's cell triangles and edge flags against make_triangle_mesh's.
+    auto h = [](double x, double y) { return 0.3 * std::sin(0.9 * x) * std::cos(0.7 * y) + 0.05 * x; };
+    const ShapePtr field = grid_field(12, h), mesh = grid_mesh(12, h);
+    const TriangleMesh& tm = std::get<TriangleMesh>(mesh->geometry);
+    const HeightField& hf = std::get<HeightField>(field->geometry);
+    for (int i = 0; i < 12; ++i)
+        for (int j = 0; j < 12; ++j)
+            for (int half = 0; half < 2; ++half) {
+                const MeshTriangle t = height_field_triangle(hf, i, j, half);
+                ASSERT_EQ(t.index, static_cast<std::uint32_t>(2 * (i * 12 + j) + half));
+                for (int k = 0; k < 3; ++k)
+                    EXPECT_EQ(t.v[static_cast<std::size_t>(k)],
+                              tm.vertices[tm.triangles[t.index][static_cast<std::size_t>(k)]]);
+                EXPECT_NEAR((t.normal - tm.normals[t.index]).norm(), 0, kExact);
+                EXPECT_EQ(t.convex_edges, tm.convex_edges[t.index])
+                    << "cell " << i << "," << j << " half " << half;
+            }
+    const std::vector<ShapePtr> shapes = {make_sphere(0.35), make_box(Vec3(0.5, 0.3, 0.2)),
+                                          make_capsule(0.2, 0.4), make_cylinder(0.3, 0.25),
+                                          make_cone(0.4, 0.3)};
+    std::mt19937_64 rng(43);
+    std::uniform_real_distribution<double> uni(2, 10);
+    std::normal_distribution<double> g;
+    int compared = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const ShapePtr& s = shapes[static_cast<std::size_t>(trial) % shapes.size()];
+        const double x = uni(rng), y = uni(rng);
+        const Pose pose{Vec3(x, y, h(x, y) + 0.25), Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+        // One manifold per plane; the planes come in traversal order (grid walk vs BVH), so compare them
+        // sorted.
+        auto by_normal = [](const Manifold& m1, const Manifold& m2) {
+            return std::lexicographical_compare(m1.normal.data(), m1.normal.data() + 3, m2.normal.data(),
+                                                m2.normal.data() + 3);
+        };
+        auto a = run(s, pose, field, Pose{}, 0.02);
+        auto b = run(s, pose, mesh, Pose{}, 0.02);
+        std::sort(a.begin(), a.end(), by_normal);
+        std::sort(b.begin(), b.end(), by_normal);
+        ASSERT_EQ(a.size(), b.size()) << "trial " << trial;
+        for (std::size_t k = 0; k < a.size(); ++k) {
+            EXPECT_NEAR((a[k].normal - b[k].normal).norm(), 0, kExact) << "trial " << trial;
+            ASSERT_EQ(a[k].count, b[k].count) << "trial " << trial;
+            for (int i = 0; i < a[k].count; ++i) {
+                EXPECT_NEAR((a[k].points[static_cast<std::size_t>(i)].position -
+                             b[k].points[static_cast<std::size_t>(i)].position)
+                                .norm(),
+                            0, kExact);
+                EXPECT_NEAR(a[k].points[static_cast<std::size_t>(i)].depth,
+                            b[k].points[static_cast<std::size_t>(i)].depth, kExact);
+            }
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, 100);
+}
+
+TEST(HeightField, SphereOnASlopeGetsTheSlopeNormal) {
+    // Plane z = 0.2 x: normal (-0.2, 0, 1) / |.|; a sphere at distance d from it has depth r - d.
+    const ShapePtr field = grid_field(8, [](double x, double) { return 0.2 * x; });
+    const Vec3 n = Vec3(-0.2, 0, 1).normalized();
+    const double r = 0.4;
+    const Vec3 foot(4.3, 3.6, 0.2 * 4.3);
+    const auto out = run(field, Pose{}, make_sphere(r), Pose{foot + 0.38 * n, Quat::Identity()});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NEAR((out[0].normal - n).norm(), 0, kExact);
+    EXPECT_NEAR(out[0].points[0].depth, r - 0.38, kExact);
+}
+
+}  // namespace
+}  // namespace simpulse
