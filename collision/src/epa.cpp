@@ -9,6 +9,7 @@
 // keeping the best face so far.
 #include <simpulse/collision/epa.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -346,6 +347,91 @@ void set_witness(const Polytope& poly, const Face& f, EpaResult& r) {
     r.normal = f.normal;
 }
 
+// Minimum-norm point of the convex hull of g[0..n), by GJK over the finite point set (the support of the set
+// is its point of least dot product).
+Vec3 min_norm_point(const std::array<Vec3, 9>& g, int n) {
+    GjkSimplex s;
+    s.count = 1;
+    s.w[0] = s.a[0] = g[0];
+    s.b[0] = Vec3::Zero();
+    Vec3 v = g[0];
+    std::array<double, 4> lambda{};
+    for (int iteration = 0; iteration < 16; ++iteration) {
+        int best = 0;
+        for (int k = 1; k < n; ++k)
+            if (g[k].dot(v) < g[best].dot(v)) best = k;
+        const double vv = v.squaredNorm();
+        if (vv - g[best].dot(v) <= 1e-12 * vv || s.count == 4) break;
+        s.w[s.count] = s.a[s.count] = g[best];
+        s.b[s.count] = Vec3::Zero();
+        ++s.count;
+        v = gjk_closest_on_simplex(s, lambda);
+        if (!(v.squaredNorm() > 0)) break;
+    }
+    return v;
+}
+
+// Fallback when the polytope cannot be refined further (capacity or rounding), by gradient sampling (Burke,
+// Lewis, Overton 2005, "A robust gradient sampling algorithm for nonsmooth, nonconvex optimization") on the
+// support value h(n) of A - B over unit n: the support point is a gradient of h, its tangential part the
+// gradient on the sphere, and h is only piecewise smooth (kinks where the support jumps between features).
+// Only smaller values are accepted, so the answer stays an exact translation along its normal. This is for
+// sets whose depth barely varies over a wide range of directions (a sphere centre near a cylinder's or cone's
+// axis): EPA must then refine the whole range before its lower bound rises, while the minimum lies along a
+// sharp valley (the kink between two rims) that sampled gradients follow.
+void polish(const ConvexSupport& a, const ConvexSupport& b, double lower, double& upper, Vec3& normal,
+            SupportPoint& point) {
+    auto tangential = [](const Vec3& w, const Vec3& n) -> Vec3 { return w - w.dot(n) * n; };
+    // Angular scale of the remaining gap: a face at angle t from the minimum undercuts it by ~ depth t^2 / 2.
+    const double coarse =
+        std::clamp(std::sqrt(2 * std::max(upper - lower, 0.0) / std::max(upper, 1e-300)), 1e-7, 0.05);
+    // Sampling radii cycle from coarse to fine: samples straddling the valley's kink give the direction along
+    // the valley, samples closer than the distance to the kink give the way back onto it; both are needed.
+    int budget = 1500;  // support evaluations (only spent when EPA could not converge)
+    std::array<Vec3, 9> g;
+    for (bool progress = true; progress && budget > 0;) {
+        progress = false;
+        for (double radius = coarse; radius > 1e-11 && budget > 0; radius *= 0.1) {
+            const Vec3 t1 = any_orthogonal(normal), t2 = normal.cross(t1);
+            g[0] = tangential(point.w, normal);
+            for (int k = 0; k < 8; ++k, --budget) {
+                const double phi = k * (M_PI / 4) + 0.3;  // off the axes of t1, t2
+                const Vec3 m = (normal + radius * (std::cos(phi) * t1 + std::sin(phi) * t2)).normalized();
+                g[k + 1] = tangential(minkowski_support(a, b, m).w, normal);
+            }
+            const Vec3 v = min_norm_point(g, 9);
+            if (!(v.norm() > 1e-12 * point.w.norm())) continue;  // stationary at this radius
+            // Line search along -v: halve from the radius until h decreases, then keep doubling while it does
+            // (a valley walk can go much further than the radius).
+            const Vec3 d = -v.normalized();
+            const Vec3 base = normal;
+            double t = radius;
+            bool accepted = false;
+            for (; t >= radius / 64 && budget > 0; t *= 0.5, --budget) {
+                const Vec3 m = (base + t * d).normalized();
+                const SupportPoint p = minkowski_support(a, b, m);
+                if (m.dot(p.w) < upper) {
+                    upper = m.dot(p.w);
+                    normal = m;
+                    point = p;
+                    accepted = true;
+                    break;
+                }
+            }
+            for (; accepted && budget > 0 && t < 0.5; --budget) {
+                t *= 2;
+                const Vec3 m = (base + t * d).normalized();
+                const SupportPoint p = minkowski_support(a, b, m);
+                if (!(m.dot(p.w) < upper)) break;
+                upper = m.dot(p.w);
+                normal = m;
+                point = p;
+            }
+            progress = progress || accepted;
+        }
+    }
+}
+
 // EPA with both views expressed in the same (A-centred) frame.
 EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const GjkSimplex& simplex,
                        const EpaSettings& settings) {
@@ -364,15 +450,38 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
             }
         }
     }
+    // Best upper bound seen: the support value h(n) along a tried normal is the exact translation along n
+    // that separates the sets, so the smallest one is the fallback answer when the polytope cannot be refined
+    // further.
+    double best_upper = std::numeric_limits<double>::infinity();
+    Vec3 best_normal = Vec3::UnitZ();
+    SupportPoint best_point{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+    bool face_result = false;
+    double lower = 0;  // distance of the last closest face: a lower bound of the depth
     for (;;) {
         const int f = poly.closest_face();
         const Face& face = poly.faces[f];
-        set_witness(poly, face, r);
         const SupportPoint p = minkowski_support(a, b, face.normal);
         const double upper = face.normal.dot(p.w);
+        lower = face.dist;
+        if (upper < best_upper) {
+            best_upper = upper;
+            best_normal = face.normal;
+            best_point = p;
+        }
         const double tol =
             settings.relative_tolerance * std::max(face.dist, kSizeFloor * poly.size) + poly.rounding;
         if (upper - face.dist <= tol) {
+            // The face is (within tolerance) on the boundary of A - B: its normal minimises the support
+            // value.
+            set_witness(poly, face, r);
+            face_result = true;
+            r.converged = true;
+            break;
+        }
+        if (best_upper - face.dist <= tol) {
+            // The face distance is a lower bound of the depth for every direction: the best direction tried
+            // is within tolerance of the minimum even though this face is not yet on the boundary.
             r.converged = true;
             break;
         }
@@ -380,6 +489,14 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         ++r.iterations;
         const int vi = poly.add_vertex(p.w, p.a, p.b);
         if (!poly.expand(f, vi, 0.25 * poly.rounding, 16 * poly.rounding)) break;
+    }
+    if (!face_result) {
+        if (!r.converged) polish(a, b, lower, best_upper, best_normal, best_point);
+        // Best direction: its support points are the deepest points of each set along the normal.
+        r.depth = std::max(0.0, best_upper);
+        r.normal = best_normal;
+        r.point_a = best_point.a;
+        r.point_b = best_point.b;
     }
     return r;
 }
@@ -411,6 +528,7 @@ SignedDistanceResult signed_distance(const ConvexSupport& a, const ConvexSupport
     r.gjk_iterations = g.iterations;
     const double radii = a.radius + b.radius;
     if (!g.intersecting) {
+        r.converged = g.converged;
         r.distance = g.distance - radii;
         r.normal = g.normal;
         r.point_a = g.point_a;

@@ -21,50 +21,54 @@ constexpr double kFlat = 1e-10;
 // Rounding floor of GJK quantities, in ulps of the support points' magnitude: a distance or gap below
 // kRounding * |w| is indistinguishable from zero.
 constexpr double kRounding = 64 * kEps;
+// Consecutive steps without a decrease of |v| tolerated before giving up.
+constexpr int kMaxStalls = 3;
 
+// Closest point of a sub-simplex: kept vertex indices (ascending) with their weights. Candidates are written
+// into the best record found so far only when nearer, so the recursion copies nothing.
 struct SubSimplex {
     std::array<int, 4> index{};
     std::array<double, 4> lambda{};
     int count = 0;
     Vec3 v = Vec3::Zero();
-    double vv = 0;
+    double vv = std::numeric_limits<double>::infinity();
 };
 
-SubSimplex vertex(const GjkSimplex& s, int i) {
-    SubSimplex r;
-    r.index[0] = i;
-    r.lambda[0] = 1;
-    r.count = 1;
-    r.v = s.w[i];
-    r.vv = r.v.squaredNorm();
-    return r;
+void vertex(const GjkSimplex& s, int i, SubSimplex& best) {
+    const double vv = s.w[i].squaredNorm();
+    if (!(vv < best.vv)) return;
+    best.index[0] = i;
+    best.lambda[0] = 1;
+    best.count = 1;
+    best.v = s.w[i];
+    best.vv = vv;
 }
 
-// Segment p0 p1: origin projects at p0 + t (p1 - p0) with t = -p0.e / e.e; the two weights are computed as
-// separate dot products so each is accurate when small.
-SubSimplex segment(const GjkSimplex& s, int i0, int i1) {
+// Segment p0 p1 (i0 < i1): origin projects at p0 + t (p1 - p0) with t = -p0.e / e.e; the two weights are
+// computed as separate dot products so each is accurate when small.
+void segment(const GjkSimplex& s, int i0, int i1, SubSimplex& best) {
     const Vec3& p0 = s.w[i0];
     const Vec3& p1 = s.w[i1];
     const Vec3 e = p1 - p0;
     const double u1 = -p0.dot(e);  // weight of p1 times e.e
     const double u0 = p1.dot(e);   // weight of p0 times e.e
-    if (u1 <= 0) return vertex(s, i0);
-    if (u0 <= 0) return vertex(s, i1);
-    SubSimplex r;
+    if (u1 <= 0) return vertex(s, i0, best);
+    if (u0 <= 0) return vertex(s, i1, best);
     const double inv = 1.0 / (u0 + u1);
-    r.index = {i0, i1, 0, 0};
-    r.lambda = {u0 * inv, u1 * inv, 0, 0};
-    r.count = 2;
-    r.v = r.lambda[0] * p0 + r.lambda[1] * p1;
-    r.vv = r.v.squaredNorm();
-    return r;
+    const Vec3 v = (u0 * inv) * p0 + (u1 * inv) * p1;
+    const double vv = v.squaredNorm();
+    if (!(vv < best.vv)) return;
+    best.index[0] = i0;
+    best.index[1] = i1;
+    best.lambda[0] = u0 * inv;
+    best.lambda[1] = u1 * inv;
+    best.count = 2;
+    best.v = v;
+    best.vv = vv;
 }
 
-const SubSimplex& closer(const SubSimplex& x, const SubSimplex& y) {
-    return y.vv < x.vv ? y : x;
-}
-
-SubSimplex triangle(const GjkSimplex& s, int i0, int i1, int i2) {
+// Triangle (i0 < i1 < i2).
+void triangle(const GjkSimplex& s, int i0, int i1, int i2, SubSimplex& best) {
     const Vec3& p0 = s.w[i0];
     const Vec3& p1 = s.w[i1];
     const Vec3& p2 = s.w[i2];
@@ -75,34 +79,36 @@ SubSimplex triangle(const GjkSimplex& s, int i0, int i1, int i2) {
     const double nn = n.squaredNorm();
     if (!(nn > kFlat * kFlat * e01.squaredNorm() * e20.squaredNorm())) {
         // Collinear: the closest point is on one of the edges.
-        return closer(closer(segment(s, i0, i1), segment(s, i1, i2)), segment(s, i2, i0));
+        segment(s, i0, i1, best);
+        segment(s, i1, i2, best);
+        segment(s, i0, i2, best);
+        return;
     }
-    // Weight of vertex k is the signed area of the origin's projection with the opposite edge, n . ((-p) x
-    // e), measured from a vertex of that edge.
+    // Weight of vertex k: signed area spanned by the origin's projection and the opposite edge, n . (p x e)
+    // taken from the first vertex p of that edge (the offset of the projection along n drops out).
     const double c0 = n.dot(p1.cross(e12));
     const double c1 = n.dot(p2.cross(e20));
     const double c2 = n.dot(p0.cross(e01));
     if (c0 > 0 && c1 > 0 && c2 > 0) {
-        SubSimplex r;
-        const double inv = 1.0 / (c0 + c1 + c2);
-        r.index = {i0, i1, i2, 0};
-        r.lambda = {c0 * inv, c1 * inv, c2 * inv, 0};
-        r.count = 3;
         // The projection of the origin onto the plane: exact direction n, robust for tiny distances.
-        r.v = n * (n.dot(p0) / nn);
-        r.vv = r.v.squaredNorm();
-        return r;
+        const Vec3 v = n * (n.dot(p0) / nn);
+        const double vv = v.squaredNorm();
+        if (!(vv < best.vv)) return;
+        const double inv = 1.0 / (c0 + c1 + c2);
+        best.index = {i0, i1, i2, 0};
+        best.lambda = {c0 * inv, c1 * inv, c2 * inv, 0};
+        best.count = 3;
+        best.v = v;
+        best.vv = vv;
+        return;
     }
     // The origin projects beyond at least one edge: only those edges can hold the closest point.
-    SubSimplex best;
-    best.vv = std::numeric_limits<double>::infinity();
-    if (c0 <= 0) best = closer(best, segment(s, i1, i2));
-    if (c1 <= 0) best = closer(best, segment(s, i2, i0));
-    if (c2 <= 0) best = closer(best, segment(s, i0, i1));
-    return best;
+    if (c0 <= 0) segment(s, i1, i2, best);
+    if (c1 <= 0) segment(s, i0, i2, best);
+    if (c2 <= 0) segment(s, i0, i1, best);
 }
 
-SubSimplex tetrahedron(const GjkSimplex& s) {
+void tetrahedron(const GjkSimplex& s, SubSimplex& best) {
     const Vec3& p0 = s.w[0];
     const Vec3& p1 = s.w[1];
     const Vec3& p2 = s.w[2];
@@ -110,21 +116,19 @@ SubSimplex tetrahedron(const GjkSimplex& s) {
     const Vec3 e1 = p1 - p0;
     const Vec3 e2 = p2 - p0;
     const Vec3 e3 = p3 - p0;
-    const double mu = e1.dot(e2.cross(e3));
-    const double scale = std::sqrt(e1.squaredNorm() * e2.squaredNorm() * e3.squaredNorm());
-    SubSimplex best;
-    best.vv = std::numeric_limits<double>::infinity();
-    if (!(std::abs(mu) > kFlat * scale)) {
+    const Vec3 e2x3 = e2.cross(e3);
+    const double mu = e1.dot(e2x3);
+    if (!(mu * mu > kFlat * kFlat * e1.squaredNorm() * e2.squaredNorm() * e3.squaredNorm())) {
         // Flat: the closest point is on its boundary.
-        best = closer(best, triangle(s, 1, 2, 3));
-        best = closer(best, triangle(s, 0, 2, 3));
-        best = closer(best, triangle(s, 0, 1, 3));
-        best = closer(best, triangle(s, 0, 1, 2));
-        return best;
+        triangle(s, 1, 2, 3, best);
+        triangle(s, 0, 2, 3, best);
+        triangle(s, 0, 1, 3, best);
+        triangle(s, 0, 1, 2, best);
+        return;
     }
     // Cofactors: the volume with vertex j replaced by the origin, each measured from a remaining vertex.
     const double c0 = p1.dot((p2 - p1).cross(p3 - p1));
-    const double c1 = -p0.dot(e2.cross(e3));
+    const double c1 = -p0.dot(e2x3);
     const double c2 = -p0.dot(e3.cross(e1));
     const double c3 = -p0.dot(e1.cross(e2));
     const bool in0 = mu * c0 > 0, in1 = mu * c1 > 0, in2 = mu * c2 > 0, in3 = mu * c3 > 0;
@@ -135,47 +139,44 @@ SubSimplex tetrahedron(const GjkSimplex& s) {
         best.count = 4;
         best.v = Vec3::Zero();
         best.vv = 0;
-        return best;
+        return;
     }
-    if (!in0) best = closer(best, triangle(s, 1, 2, 3));
-    if (!in1) best = closer(best, triangle(s, 0, 2, 3));
-    if (!in2) best = closer(best, triangle(s, 0, 1, 3));
-    if (!in3) best = closer(best, triangle(s, 0, 1, 2));
-    return best;
+    if (!in0) triangle(s, 1, 2, 3, best);
+    if (!in1) triangle(s, 0, 2, 3, best);
+    if (!in2) triangle(s, 0, 1, 3, best);
+    if (!in3) triangle(s, 0, 1, 2, best);
 }
 
 SubSimplex solve(const GjkSimplex& s) {
+    SubSimplex best;
     switch (s.count) {
         case 1:
-            return vertex(s, 0);
+            vertex(s, 0, best);
+            break;
         case 2:
-            return segment(s, 0, 1);
+            segment(s, 0, 1, best);
+            break;
         case 3:
-            return triangle(s, 0, 1, 2);
+            triangle(s, 0, 1, 2, best);
+            break;
         default:
-            return tetrahedron(s);
+            tetrahedron(s, best);
+            break;
     }
+    return best;
 }
 
-// Keeps the vertices of `sub` (in their original order, so the newest stays last).
+// Keeps the vertices of `sub` (ascending indices, so in-place compaction never overwrites a source and the
+// newest vertex stays last).
 void reduce(GjkSimplex& s, const SubSimplex& sub, std::array<double, 4>& lambda) {
-    std::array<int, 4> order = sub.index;
-    std::array<double, 4> weight = sub.lambda;
-    // Sort the few kept indices ascending (insertion sort) so in-place compaction never overwrites a source.
-    for (int i = 1; i < sub.count; ++i) {
-        for (int j = i; j > 0 && order[j - 1] > order[j]; --j) {
-            std::swap(order[j - 1], order[j]);
-            std::swap(weight[j - 1], weight[j]);
-        }
-    }
     for (int k = 0; k < sub.count; ++k) {
-        const int i = order[k];
+        const int i = sub.index[k];
         if (i != k) {
             s.w[k] = s.w[i];
             s.a[k] = s.a[i];
             s.b[k] = s.b[i];
         }
-        lambda[k] = weight[k];
+        lambda[k] = sub.lambda[k];
     }
     for (int k = sub.count; k < 4; ++k) lambda[k] = 0;
     s.count = sub.count;
@@ -211,7 +212,9 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
     double vv = v.squaredNorm();
 
     bool intersecting = false;
+    bool converged = false;
     [[maybe_unused]] bool separated = false;  // boolean mode: a separating axis was found
+    int stalls = 0;
     for (;;) {
         if (!(vv > 0)) {  // the origin is a vertex of A - B: touching
             intersecting = true;
@@ -232,11 +235,14 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
                 break;
             }
         }
-        // Duality gap |v|^2 - v.w = |v| (upper - lower bound); converged, or no support point improves on v.
-        if (vv - vw <= settings.relative_tolerance * vv + rounding) break;
+        // Duality gap |v|^2 - v.w = |v| (upper - lower bound of the distance).
+        if (vv - vw <= settings.relative_tolerance * vv + rounding) {
+            converged = true;
+            break;
+        }
         bool repeated = false;
         for (int i = 0; i < s.count; ++i) repeated = repeated || s.w[i] == w;
-        if (repeated) break;
+        if (repeated) break;  // a vertex has v.w >= |v|^2 up to rounding: the weights are too ill-conditioned
         s.w[s.count] = w;
         s.a[s.count] = pa;
         s.b[s.count] = pb;
@@ -246,6 +252,7 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         reduce(s, sub, lambda);
         if (s.count == 4) {
             intersecting = true;
+            converged = true;
             break;
         }
         double w_max = 0;
@@ -254,18 +261,22 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
             v = sub.v;
             vv = sub.vv;
             intersecting = true;
+            converged = true;
             break;
         }
-        const bool progress = sub.vv < vv;
+        // Near-duplicate support points on curved features make the weights ill-conditioned, and rounding can
+        // stop |v| from decreasing for a step or two while the gap is still open: keep going a few steps.
+        stalls = sub.vv < vv ? 0 : stalls + 1;
         v = sub.v;
         vv = sub.vv;
-        if (!progress) break;  // rounding stalls the descent: v is as good as it gets
+        if (stalls > kMaxStalls) break;
     }
 
     // The boolean query only answers "separated" with a separating axis in hand; every other exit
     // (convergence, stall, iteration cap) left the origin within rounding of A - B or undecided.
     if constexpr (kBoolean) intersecting = !separated;
     r.intersecting = intersecting;
+    r.converged = converged || (kBoolean && separated);
     r.point_a = Vec3::Zero();
     r.point_b = Vec3::Zero();
     for (int i = 0; i < s.count; ++i) {
@@ -277,8 +288,10 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         const double dd = dir.squaredNorm();
         r.normal = dd > 0 ? Vec3(dir / std::sqrt(dd)) : Vec3::UnitZ();
     } else {
-        r.distance = std::sqrt(vv);
-        r.normal = -v / r.distance;
+        // The distance of the reported points (an upper bound: they lie in the sets); the normal from v,
+        // whose direction is the accurate part when the weights are ill-conditioned.
+        r.distance = (r.point_b - r.point_a).norm();
+        r.normal = -v / std::sqrt(vv);
     }
     return r;
 }

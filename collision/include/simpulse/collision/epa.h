@@ -14,7 +14,7 @@ struct EpaSettings {
     // Stop when the gap between the support value along the closest face normal (upper bound of the depth)
     // and that face's distance (lower bound) is below relative_tolerance * max(depth, 1e-6 * size of A - B).
     double relative_tolerance = 1e-9;
-    int max_iterations = 100;  // polytope expansions (the polytope holds at most 128 vertices)
+    int max_iterations = 128;  // polytope expansions (the polytope holds at most 128 vertices)
 };
 
 struct EpaResult {
@@ -48,7 +48,7 @@ struct SignedDistanceResult {
     Vec3 point_b = Vec3::Zero();  // on the surface of B; point_b = point_a + distance * normal
     int gjk_iterations = 0;
     int epa_iterations = 0;  // 0 when EPA was not needed
-    bool converged = true;   // false when EPA stopped before meeting its tolerance (see EpaResult)
+    bool converged = true;   // false when GJK or EPA stopped before meeting its tolerance (see their results)
 };
 
 // Signed distance between two convex shapes: GJK on the cores (van den Bergen 2003, sect. 4.3.3); when the

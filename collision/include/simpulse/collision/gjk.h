@@ -44,6 +44,10 @@ struct GjkResult {
     Vec3 normal = Vec3::UnitZ();  // unit, from A to B; when intersecting only the last search direction
     // The sets overlap or touch: the origin is inside the final simplex or within rounding of it.
     bool intersecting = false;
+    // The duality gap met the tolerance (or the overlap was decided). False when the iteration cap or
+    // rounding
+    // (|v| stopped decreasing) ended the search: distance is then an upper bound, still exact for point_a/b.
+    bool converged = false;
     int iterations = 0;  // support evaluations of the Minkowski difference
     GjkSimplex simplex;  // final simplex; contains the origin (within rounding) when intersecting
 };
