@@ -1,0 +1,183 @@
+// Cylinder against height field, driver and broad stage: Strashnov & Torgashev 2020, sect. III (closed-form
+// AABB, index rectangle, maximum-height rejection, flat-patch fast path) and sect. II (rectangle and triangle
+// elements), then the element loop (cylinder_terrain_element.cpp) and the patches
+// (cylinder_terrain_patch.cpp).
+#include "cylinder_terrain_internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace simpulse {
+
+Aabb cylinder_aabb(const Cylinder& cylinder, const Vec3& center, const Vec3& axis) {
+    Vec3 half;
+    for (int k = 0; k < 3; ++k) {
+        // Paper (2)-(3): the extreme point is the end of the base diameter in the plane of the axis and the
+        // coordinate axis; 1 - v_k^2 can round below zero when the axis is along k.
+        const double vk = axis[k];
+        half[k] =
+            cylinder.half_height * std::abs(vk) + cylinder.radius * std::sqrt(std::max(0.0, 1 - vk * vk));
+    }
+    return Aabb::from_center_half(center, half);
+}
+
+CellRange height_field_cells(const HeightField& field, const Aabb& box) {
+    // Formula (4), evaluated in double and clamped before the conversion so that far-away boxes cannot
+    // overflow.
+    auto index = [](double x, double origin, double spacing, int cells, bool upper) {
+        const double t = (x - origin) / spacing;
+        const double r = upper ? std::ceil(t) : std::floor(t);
+        return static_cast<int>(std::clamp(r, 0.0, static_cast<double>(cells)));
+    };
+    const int cell_rows = field.rows - 1, cell_columns = field.columns - 1;
+    CellRange r;
+    r.column_begin = index(box.min.x(), field.origin.x(), field.spacing.x(), cell_columns, false);
+    r.column_end = index(box.max.x(), field.origin.x(), field.spacing.x(), cell_columns, true);
+    r.row_begin = index(box.min.y(), field.origin.y(), field.spacing.y(), cell_rows, false);
+    r.row_end = index(box.max.y(), field.origin.y(), field.spacing.y(), cell_rows, true);
+    if (!(box.min.x() <= box.max.x()) || !(box.min.y() <= box.max.y())) r = {};
+    return r;
+}
+
+std::pair<double, double> cell_height_range(const HeightField& field, const CellRange& range) {
+    if (!field.levels.empty())
+        return height_field_range(field, range.row_begin, range.column_begin, range.row_end,
+                                  range.column_end);
+    std::pair<double, double> r{std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity()};
+    for (int i = range.row_begin; i <= range.row_end && !range.empty(); ++i)
+        for (int j = range.column_begin; j <= range.column_end; ++j) {
+            r.first = std::min(r.first, field.height(i, j));
+            r.second = std::max(r.second, field.height(i, j));
+        }
+    return r;
+}
+
+namespace {
+
+TerrainElement make_element(const std::array<Vec3, 4>& v, int count, const Vec3& normal_unnormalized,
+                            std::uint32_t cell, ElementKind kind, int row, int column) {
+    TerrainElement e;
+    e.count = count;
+    for (int i = 0; i < count; ++i) e.vertices[static_cast<std::size_t>(i)] = v[static_cast<std::size_t>(i)];
+    e.normal = normal_unnormalized.normalized();
+    e.offset = e.normal.dot(v[0]);
+    e.cell = cell;
+    e.kind = kind;
+    e.row = row;
+    e.column = column;
+    return e;
+}
+
+}  // namespace
+
+int cell_elements(const HeightField& field, int row, int column, std::array<TerrainElement, 2>& out) {
+    const double dx = field.spacing.x(), dy = field.spacing.y();
+    const double x = field.origin.x() + column * dx, y = field.origin.y() + row * dy;
+    const double h0 = field.height(row, column), h1 = field.height(row, column + 1);
+    const double h2 = field.height(row + 1, column), h3 = field.height(row + 1, column + 1);
+    const Vec3 v0(x, y, h0), v1(x + dx, y, h1), v2(x, y + dy, h2), v3(x + dx, y + dy, h3);
+    const auto cell = static_cast<std::uint32_t>(row * (field.columns - 1) + column);
+    const double eps = kTerrainFlatTolerance;
+    // Sect. II: V0V1 . V0V2 = (H1 - H0)(H2 - H0) = 0 is the right angle at V0; with coplanarity the opposite
+    // corner is right-angled too and the cell is a rectangle.
+    const bool coplanar = std::abs(h0 + h3 - h1 - h2) <= eps;
+    if (coplanar && (std::abs(h1 - h0) <= eps || std::abs(h2 - h0) <= eps)) {
+        // Normal (V1 - V0) x (V2 - V0) = (-(H1 - H0) dy, -(H2 - H0) dx, dx dy).
+        out[0] = make_element({v0, v1, v3, v2}, 4, Vec3(-(h1 - h0) * dy, -(h2 - h0) * dx, dx * dy), cell,
+                              ElementKind::rectangle, row, column);
+        return 1;
+    }
+    out[0] = make_element({v0, v1, v3, v3}, 3, Vec3(-(h1 - h0) * dy, -(h3 - h1) * dx, dx * dy), cell,
+                          ElementKind::lower_triangle, row, column);
+    out[1] = make_element({v0, v3, v2, v2}, 3, Vec3(-(h3 - h2) * dy, -(h2 - h0) * dx, dx * dy), cell,
+                          ElementKind::upper_triangle, row, column);
+    return 2;
+}
+
+int collide_cylinder_terrain(const Cylinder& cylinder, const Pose& pose_cylinder, const HeightField& field,
+                             const Pose& pose_field, const CollideSettings& settings,
+                             std::vector<Manifold>& out, CylinderTerrainStats* stats) {
+    using namespace cylinder_terrain;
+    CylinderTerrainStats local_stats;
+    CylinderTerrainStats& st = stats != nullptr ? *stats : local_stats;
+    st = {};
+
+    // Everything runs in the field's frame (z up along the heights).
+    CylinderInField cyl;
+    const Quat q = pose_field.orientation.conjugate() * pose_cylinder.orientation;
+    const Mat3 rotation = q.toRotationMatrix();
+    cyl.center = pose_field.inverse_transform_point(pose_cylinder.position);
+    cyl.axis = rotation.col(2);
+    cyl.body_x = rotation.col(0);
+    cyl.body_y = rotation.col(1);
+    cyl.radius = cylinder.radius;
+    cyl.half_height = cylinder.half_height;
+    cyl.margin = std::max(0.0, settings.margin);
+
+    // Sect. III, algorithm steps 1-4: box, index rectangle (the paper's element set Q), maximum height. Only
+    // the elements of Q are tested: an element beside the box can be reached along its normal only across a
+    // convex crease (its contact point lies depth * tan(slope) outside the footprint), where the elements
+    // under the box already report the penetration; see docs/cylinder-terrain.md.
+    const Aabb box = cylinder_aabb(cylinder, cyl.center, cyl.axis).inflated(cyl.margin);
+    const CellRange range = height_field_cells(field, box);
+    if (range.empty()) return 0;
+    st.cells = (range.row_end - range.row_begin) * (range.column_end - range.column_begin);
+    const auto [h_min, h_max] = cell_height_range(field, range);
+    // No terrain point under the box reaches its bottom: every element is farther than the margin.
+    if (h_max < box.min.z()) {
+        st.rejected_by_height = true;
+        return 0;
+    }
+
+    PatchSet patches;
+    PatchOutput output;
+    output.pose_field = pose_field;
+    output.out = &out;
+    output.first = out.size();
+    output.tie_depth = 1e-4 * cylinder.radius;
+    ElementCandidates candidates;
+    auto run = [&](const TerrainElement& e) {
+        ++st.elements;
+        element_candidates(cyl, e, &field, candidates);
+        st.candidates += candidates.count;
+        add_to_patches(patches, e.normal, candidates, output);
+    };
+
+    if (h_max - h_min <= kTerrainFlatTolerance) {
+        // Step 5: the rectangle is one horizontal plane; the cylinder meets it as one big rectangle element,
+        // bounded by the index rectangle (which contains the box, so its sides only matter at the field's
+        // border).
+        st.flat_patch = true;
+        const double x0 = field.origin.x() + range.column_begin * field.spacing.x();
+        const double x1 = field.origin.x() + range.column_end * field.spacing.x();
+        const double y0 = field.origin.y() + range.row_begin * field.spacing.y();
+        const double y1 = field.origin.y() + range.row_end * field.spacing.y();
+        TerrainElement e;
+        e.count = 4;
+        e.vertices = {Vec3(x0, y0, h_max), Vec3(x1, y0, h_max), Vec3(x1, y1, h_max), Vec3(x0, y1, h_max)};
+        e.normal = Vec3::UnitZ();
+        e.offset = h_max;
+        e.kind = ElementKind::flat_patch;
+        e.row = range.row_begin;
+        e.column = range.column_begin;
+        e.cell = static_cast<std::uint32_t>(range.row_begin * (field.columns - 1) + range.column_begin);
+        run(e);
+    } else {
+        std::array<TerrainElement, 2> elements;
+        for (int i = range.row_begin; i < range.row_end; ++i)
+            for (int j = range.column_begin; j < range.column_end; ++j) {
+                // Per-cell form of step 4: a cell entirely below the box is farther than the margin.
+                if (std::max({field.height(i, j), field.height(i, j + 1), field.height(i + 1, j),
+                              field.height(i + 1, j + 1)}) < box.min.z())
+                    continue;
+                const int n = cell_elements(field, i, j, elements);
+                for (int k = 0; k < n; ++k) run(elements[static_cast<std::size_t>(k)]);
+            }
+    }
+    flush_patches(patches, output);
+    return static_cast<int>(out.size() - output.first);
+}
+
+}  // namespace simpulse
