@@ -91,7 +91,7 @@ int core_feature_candidates(const ContactFeature& a, const ContactFeature& b, co
     // back.
     const Vec3 shift = 0.5 * (ra - rb) * normal;
     for (int i = first; i < out.count; ++i) {
-        ContactPoint& p = out.points[static_cast<std::size_t>(i)];
+        ContactPoint& p = out[i];
         p.depth += ra + rb;
         p.position += shift;
     }

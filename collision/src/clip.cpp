@@ -36,7 +36,7 @@ std::uint32_t vertex_label(std::uint32_t in, std::uint32_t out) {
 struct ProjectedFeature {
     std::array<Vec2, kMaxFeatureVertices> p2;
     std::array<Vec3, kMaxFeatureVertices> p3;
-    std::array<std::uint32_t, kMaxFeatureVertices> index{};
+    std::array<std::uint32_t, kMaxFeatureVertices> index;
     int count = 0;  // 1 point, 2 segment, 3+ polygon
     Vec3 plane_normal = Vec3::Zero();
     Vec3 plane_point = Vec3::Zero();
@@ -51,12 +51,53 @@ struct Frame {
     Vec3 point(const Vec2& q) const { return origin + q.x() * u + q.y() * v; }
 };
 
+// Newell normal and centroid of the 3-D loop of a projected polygon: the averaged plane of a nearly planar
+// patch, onto which lift() projects.
+void finish_polygon(const Frame& frame, ProjectedFeature& out) {
+    Vec3 normal = Vec3::Zero(), centroid = Vec3::Zero();
+    for (int i = 0; i < out.count; ++i) {
+        const Vec3& a = out.p3[static_cast<std::size_t>(i)];
+        const Vec3& b = out.p3[static_cast<std::size_t>((i + 1) % out.count)];
+        normal += (a - frame.origin).cross(b - frame.origin);
+        centroid += a;
+    }
+    out.plane_normal = normal;
+    out.plane_point = centroid / out.count;
+}
+
 // Andrew's monotone chain on at most kMaxFeatureVertices points; collinear and duplicate points (within tol)
 // are dropped. Result is counter-clockwise. Points that project onto the same 2-D point (an edge along the
 // normal) keep only the one farthest out along `outward` (+n for A, -n for B): the surface point the lift
 // needs.
 void hull_2d(const ContactFeature& f, const Frame& frame, const Vec3& outward, double tol,
              ProjectedFeature& out) {
+    if (f.convex_loop && f.count >= 3) {
+        // Projected in order, made counter-clockwise; a loop seen edge-on (area at rounding level) takes the
+        // general path below, which reduces it to a segment.
+        for (int i = 0; i < f.count; ++i) {
+            out.p2[static_cast<std::size_t>(i)] = frame.project(f.points[static_cast<std::size_t>(i)]);
+            out.index[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
+        }
+        double area2 = 0, perimeter = 0;
+        for (int i = 0; i < f.count; ++i) {
+            const Vec2& a = out.p2[static_cast<std::size_t>(i)];
+            const Vec2& b = out.p2[static_cast<std::size_t>((i + 1) % f.count)];
+            area2 += cross2(a, b);
+            perimeter += (b - a).norm();
+        }
+        if (std::abs(area2) > tol * perimeter) {
+            out.count = f.count;
+            if (area2 < 0) {
+                std::reverse(out.p2.begin(), out.p2.begin() + out.count);
+                std::reverse(out.index.begin(), out.index.begin() + out.count);
+            }
+            for (int i = 0; i < out.count; ++i)
+                out.p3[static_cast<std::size_t>(i)] =
+                    f.points[static_cast<std::size_t>(out.index[static_cast<std::size_t>(i)])];
+            finish_polygon(frame, out);
+            return;
+        }
+    }
     std::array<Vec2, kMaxFeatureVertices> p;  // indexed by the original point index
     std::array<int, kMaxFeatureVertices> order;
     int n = 0;
@@ -67,7 +108,7 @@ void hull_2d(const ContactFeature& f, const Frame& frame, const Vec3& outward, d
         for (int k = 0; k < n && dup < 0; ++k)
             if ((p[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] -
                  p[static_cast<std::size_t>(i)])
-                    .norm() <= tol)
+                    .squaredNorm() <= tol * tol)
                 dup = k;
         if (dup < 0) {
             order[static_cast<std::size_t>(n++)] = i;
@@ -116,18 +157,7 @@ void hull_2d(const ContactFeature& f, const Frame& frame, const Vec3& outward, d
     }
     // Duplicates: the chain keeps the two ends of a zero-length "hull".
     if (out.count == 2 && (out.p2[0] - out.p2[1]).norm() <= tol) out.count = 1;
-    if (out.count >= 3) {
-        // Newell normal and centroid of the 3-D loop: the averaged plane of a nearly planar patch.
-        Vec3 normal = Vec3::Zero(), centroid = Vec3::Zero();
-        for (int i = 0; i < out.count; ++i) {
-            const Vec3& a = out.p3[static_cast<std::size_t>(i)];
-            const Vec3& b = out.p3[static_cast<std::size_t>((i + 1) % out.count)];
-            normal += (a - frame.origin).cross(b - frame.origin);
-            centroid += a;
-        }
-        out.plane_normal = normal;
-        out.plane_point = centroid / out.count;
-    }
+    if (out.count >= 3) finish_polygon(frame, out);
 }
 
 // Lifts the 2-D point q onto the feature: returns the coordinate t along the normal of the feature point
@@ -295,35 +325,32 @@ std::uint32_t mix_id(std::uint32_t a, std::uint32_t b) {
 }
 
 void clip_polygon(const Polygon2& subject, const Polygon2& clip, Polygon2& out) {
-    // `edges[k]` is the label of the edge from vertex k to vertex k + 1 of the current polygon; a vertex's
-    // label is (label of its incoming edge, label of its outgoing edge).
-    Polygon2 buffers[2];
-    std::array<std::uint32_t, kMaxClipVertices> edge_buffers[2];
-    Polygon2* cur = &buffers[0];
-    Polygon2* next = &buffers[1];
-    auto* edges = &edge_buffers[0];
-    auto* next_edges = &edge_buffers[1];
-    const int ns = subject.count;
-    cur->clear();
-    for (int k = 0; k < ns; ++k) {
-        const auto in = static_cast<std::uint32_t>((k + ns - 1) % ns);
-        (*edges)[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(k);
-        cur->add(subject.points[static_cast<std::size_t>(k)],
-                 vertex_label(in, static_cast<std::uint32_t>(k)));
-    }
-    for (int c = 0; c < clip.count && cur->count > 0; ++c) {
+    // Each pass reads one buffer and writes the other; starting in `out` or `tmp` by the parity of the number
+    // of passes leaves the result in `out` without a copy. `edges[k]` is the label of the edge from vertex k
+    // to k + 1 of the current polygon; a vertex's label is (label of its incoming edge, label of its outgoing
+    // edge).
+    Polygon2 tmp;
+    std::array<std::uint32_t, kMaxClipVertices> edges_a, edges_b;
+    Polygon2* dst = clip.count % 2 == 1 ? &out : &tmp;
+    Polygon2* other = clip.count % 2 == 1 ? &tmp : &out;
+    auto* edges = &edges_a;
+    auto* next_edges = &edges_b;
+    const int ns = std::min(subject.count, kMaxClipVertices);
+    for (int k = 0; k < ns; ++k) (*edges)[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(k);
+    const Polygon2* src = &subject;
+    for (int c = 0; c < clip.count; ++c) {
         const Vec2 a = clip.points[static_cast<std::size_t>(c)];
         const Vec2 ed = clip.points[static_cast<std::size_t>((c + 1) % clip.count)] - a;
         const std::uint32_t clip_label = kClipEdgeBit | static_cast<std::uint32_t>(c);
-        const int n = cur->count;
+        const int n = src->count;
         std::array<double, kMaxClipVertices> d;  // >= 0 inside the clip edge's half-plane
         for (int k = 0; k < n; ++k)
-            d[static_cast<std::size_t>(k)] = cross2(ed, cur->points[static_cast<std::size_t>(k)] - a);
-        next->clear();
+            d[static_cast<std::size_t>(k)] = cross2(ed, src->points[static_cast<std::size_t>(k)] - a);
+        dst->clear();
         auto push = [&](const Vec2& p, std::uint32_t in, std::uint32_t out_edge) {
-            if (next->count >= kMaxClipVertices) return;
-            (*next_edges)[static_cast<std::size_t>(next->count)] = out_edge;
-            next->add(p, vertex_label(in, out_edge));
+            if (dst->count >= kMaxClipVertices) return;
+            (*next_edges)[static_cast<std::size_t>(dst->count)] = out_edge;
+            dst->add(p, vertex_label(in, out_edge));
         };
         for (int k = 0; k < n; ++k) {
             const int prev = (k + n - 1) % n;
@@ -332,8 +359,8 @@ void clip_polygon(const Polygon2& subject, const Polygon2& clip, Polygon2& out) 
             const double dn = d[static_cast<std::size_t>(nx)];
             const std::uint32_t edge_in = (*edges)[static_cast<std::size_t>(prev)];
             const std::uint32_t edge_out = (*edges)[static_cast<std::size_t>(k)];
-            const Vec2 pp = cur->points[static_cast<std::size_t>(prev)];
-            const Vec2 pk = cur->points[static_cast<std::size_t>(k)];
+            const Vec2 pp = src->points[static_cast<std::size_t>(prev)];
+            const Vec2 pk = src->points[static_cast<std::size_t>(k)];
             // Strict sign changes only: a vertex on the clip line is kept as is and never duplicated.
             if (dp < 0 && dk > 0) push(pp + (dp / (dp - dk)) * (pk - pp), clip_label, edge_in);
             if (dk >= 0) {
@@ -344,14 +371,27 @@ void clip_polygon(const Polygon2& subject, const Polygon2& clip, Polygon2& out) 
                 push(pk, in, out_edge);
             }
             if (dk > 0 && dn < 0) {
-                const Vec2 pn = cur->points[static_cast<std::size_t>(nx)];
+                const Vec2 pn = src->points[static_cast<std::size_t>(nx)];
                 push(pk + (dk / (dk - dn)) * (pn - pk), edge_out, clip_label);
             }
         }
-        std::swap(cur, next);
+        src = dst;
+        std::swap(dst, other);
         std::swap(edges, next_edges);
+        if (src->count == 0) break;
     }
-    out = *cur;
+    if (src == &out) return;
+    if (src == &subject) {
+        // No clip edges: the subject itself, with its vertex labels.
+        out.clear();
+        for (int k = 0; k < ns; ++k)
+            out.add(
+                subject.points[static_cast<std::size_t>(k)],
+                vertex_label(static_cast<std::uint32_t>((k + ns - 1) % ns), static_cast<std::uint32_t>(k)));
+        return;
+    }
+    // Early exit on an empty polygon in the other buffer.
+    out.clear();
 }
 
 int clip_features(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double margin,

@@ -169,13 +169,12 @@ class PlaneGroups {
             }
             g = &groups_[static_cast<std::size_t>(count_++)];
             g->normal = normal;
-            g->count = 0;
+            g->points.clear();
         }
         for (const ContactPoint& p : c.view()) {
-            if (g->count == kCapacity) compact(*g);
-            g->points[static_cast<std::size_t>(g->count)] = p;
-            g->triangle[static_cast<std::size_t>(g->count)] = triangle;
-            ++g->count;
+            if (g->points.count == kCapacity) compact(*g);
+            g->triangle[static_cast<std::size_t>(g->points.count)] = triangle;
+            g->points.add(p);
         }
     }
     void flush(std::vector<Manifold>& out) {
@@ -188,59 +187,61 @@ class PlaneGroups {
     static constexpr int kCapacity = 64;
     struct Group {
         Vec3 normal = Vec3::UnitZ();
-        int count = 0;
-        std::array<ContactPoint, kCapacity> points;
-        std::array<std::uint32_t, kCapacity> triangle{};
+        ContactPointBuffer<kCapacity> points;
+        std::array<std::uint32_t, kCapacity> triangle;  // triangle of each point; written with it
     };
+
+    // Keeps the points whose `keep` flag is set, in order, with their triangles.
+    static void keep_only(Group& g, const std::array<int, kCapacity>& order, int n) {
+        const Group copy = g;
+        g.points.clear();
+        for (int i = 0; i < n; ++i) {
+            const int k = order[static_cast<std::size_t>(i)];
+            g.triangle[static_cast<std::size_t>(i)] = copy.triangle[static_cast<std::size_t>(k)];
+            g.points.add(copy.points[k]);
+        }
+    }
 
     // Sorted by id (unique per triangle and feature), the reduction no longer depends on the order in which
     // the triangles were visited: a BVH and a grid walk give the same manifold.
     static void sort_by_id(Group& g) {
         std::array<int, kCapacity> order;
-        for (int i = 0; i < g.count; ++i) order[static_cast<std::size_t>(i)] = i;
-        std::stable_sort(order.begin(), order.begin() + g.count, [&](int a, int b) {
-            return g.points[static_cast<std::size_t>(a)].id < g.points[static_cast<std::size_t>(b)].id;
-        });
-        const Group copy = g;
-        for (int i = 0; i < g.count; ++i) {
-            g.points[static_cast<std::size_t>(i)] =
-                copy.points[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-            g.triangle[static_cast<std::size_t>(i)] =
-                copy.triangle[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-        }
+        const int n = g.points.count;
+        for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+        std::stable_sort(order.begin(), order.begin() + n,
+                         [&](int a, int b) { return g.points[a].id < g.points[b].id; });
+        keep_only(g, order, n);
     }
 
     static void flush_group(Group& g, std::vector<Manifold>& out) {
-        if (g.count == 0) return;
+        if (g.points.count == 0) return;
         sort_by_id(g);
         Manifold m;
-        reduce_contacts({g.points.data(), static_cast<std::size_t>(g.count)}, g.normal, m);
+        reduce_contacts(g.points.view(), g.normal, m);
         // The patch is attributed to the triangle of its first (deepest) point.
         m.sub_a = 0;
         m.sub_b = 0;
-        for (int i = 0; i < g.count; ++i)
-            if (g.points[static_cast<std::size_t>(i)].id == m.points[0].id)
-                m.sub_b = g.triangle[static_cast<std::size_t>(i)];
+        for (int i = 0; i < g.points.count; ++i)
+            if (g.points[i].id == m.points[0].id) m.sub_b = g.triangle[static_cast<std::size_t>(i)];
         out.push_back(m);
-        g.count = 0;
+        g.points.clear();
     }
 
     // Keeps the deepest point and the convex hull of the points (monotone chain in the plane).
     static void compact(Group& g) {
         Vec3 u, v;
         orthonormal_basis(g.normal, u, v);
+        const int n = g.points.count;
         std::array<Vec2, kCapacity> q;
         std::array<int, kCapacity> order;
         int deepest = 0;
-        for (int i = 0; i < g.count; ++i) {
-            const Vec3& x = g.points[static_cast<std::size_t>(i)].position;
+        for (int i = 0; i < n; ++i) {
+            const Vec3& x = g.points[i].position;
             q[static_cast<std::size_t>(i)] = Vec2(x.dot(u), x.dot(v));
             order[static_cast<std::size_t>(i)] = i;
-            if (g.points[static_cast<std::size_t>(i)].depth >
-                g.points[static_cast<std::size_t>(deepest)].depth)
-                deepest = i;
+            if (g.points[i].depth > g.points[deepest].depth) deepest = i;
         }
-        std::sort(order.begin(), order.begin() + g.count, [&](int a, int b) {
+        std::sort(order.begin(), order.begin() + n, [&](int a, int b) {
             const Vec2& pa = q[static_cast<std::size_t>(a)];
             const Vec2& pb = q[static_cast<std::size_t>(b)];
             return pa.x() < pb.x() || (pa.x() == pb.x() && pa.y() < pb.y());
@@ -252,38 +253,39 @@ class PlaneGroups {
         };
         std::array<int, 2 * kCapacity> h;
         int k = 0;
-        for (int i = 0; i < g.count; ++i) {
-            while (k >= 2 && cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)],
-                                   order[static_cast<std::size_t>(i)]) <= 0)
+        for (int i = 0; i < n; ++i) {
+            const int c = order[static_cast<std::size_t>(i)];
+            while (k >= 2 &&
+                   cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)], c) <= 0)
                 --k;
-            h[static_cast<std::size_t>(k++)] = order[static_cast<std::size_t>(i)];
+            h[static_cast<std::size_t>(k++)] = c;
         }
-        for (int i = g.count - 2, lower = k + 1; i >= 0; --i) {
-            while (k >= lower && cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)],
-                                       order[static_cast<std::size_t>(i)]) <= 0)
+        for (int i = n - 2, lower = k + 1; i >= 0; --i) {
+            const int c = order[static_cast<std::size_t>(i)];
+            while (k >= lower &&
+                   cross(h[static_cast<std::size_t>(k - 2)], h[static_cast<std::size_t>(k - 1)], c) <= 0)
                 --k;
-            h[static_cast<std::size_t>(k++)] = order[static_cast<std::size_t>(i)];
+            h[static_cast<std::size_t>(k++)] = c;
         }
-        const int hull = std::max(1, k - 1);
         std::array<bool, kCapacity> keep{};
         keep[static_cast<std::size_t>(deepest)] = true;
-        for (int i = 0; i < hull; ++i) keep[static_cast<std::size_t>(h[static_cast<std::size_t>(i)])] = true;
-        int n = 0;
-        for (int i = 0; i < g.count; ++i)
-            if (keep[static_cast<std::size_t>(i)]) {
-                g.points[static_cast<std::size_t>(n)] = g.points[static_cast<std::size_t>(i)];
-                g.triangle[static_cast<std::size_t>(n)] = g.triangle[static_cast<std::size_t>(i)];
-                ++n;
-            }
-        if (n >= kCapacity) {
-            // A hull of kCapacity vertices (a finely tessellated curved patch): fall back to four points.
-            Manifold m;
-            reduce_contacts({g.points.data(), static_cast<std::size_t>(g.count)}, g.normal, m);
-            for (int i = 0; i < m.count; ++i)
-                g.points[static_cast<std::size_t>(i)] = m.points[static_cast<std::size_t>(i)];
-            n = m.count;
+        for (int i = 0; i < std::max(1, k - 1); ++i)
+            keep[static_cast<std::size_t>(h[static_cast<std::size_t>(i)])] = true;
+        int m = 0;
+        for (int i = 0; i < n; ++i)
+            if (keep[static_cast<std::size_t>(i)]) order[static_cast<std::size_t>(m++)] = i;
+        if (m < kCapacity) {
+            keep_only(g, order, m);
+            return;
         }
-        g.count = n;
+        // A hull of kCapacity vertices (a finely tessellated curved patch): fall back to its four points.
+        Manifold r;
+        reduce_contacts(g.points.view(), g.normal, r);
+        for (int i = 0; i < r.count; ++i)
+            for (int j = 0; j < n; ++j)
+                if (g.points[j].id == r.points[static_cast<std::size_t>(i)].id)
+                    order[static_cast<std::size_t>(i)] = j;
+        keep_only(g, order, r.count);
     }
 
     std::array<Group, kGroups> groups_;
@@ -314,6 +316,7 @@ bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, dou
     axis_rotation_feature(core, -m, fc);
     if (face) {
         for (const Vec3& v : t.v) ft.add(v);
+        ft.convex_loop = true;
         // A vertex of the shape beside this triangle is another triangle's contact (or off an internal edge).
         if (fc.count == 1 && !inside_triangle_prism(t, fc.points[0])) return false;
     } else {

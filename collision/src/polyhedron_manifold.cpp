@@ -26,6 +26,7 @@ void face_feature(const PolyhedronView& p, const Pose& pose, int face, ContactFe
         const std::uint32_t i = static_cast<std::uint32_t>(static_cast<std::uint64_t>(k) * n / m);
         out.add(pose.transform_point(p.vertices[p.face_vertices[f.first + i]]));
     }
+    out.convex_loop = true;
 }
 
 void edge_feature(const PolyhedronView& p, const Pose& pose, int edge, ContactFeature& out) {

@@ -107,22 +107,27 @@ SatQueries sat_box_queries(const Box& a, const Pose& pose_a, const Box& b, const
             q.face_b.index_b = 2 * k + (s > 0 ? 0 : 1);
         }
     }
+    // Edge axes L = a_i x b_k in A's frame. |L| = sqrt(1 - r_ik^2); A's projection radius is sum_j ha_j
+    // |L_j|, B's is hb_m |r_in| + hb_n |r_im| for the two other axes m, n of B (b_m . (a_i x b_k) = +-r_in):
+    // two table entries instead of a matrix-vector product per axis.
     for (int i = 0; i < 3; ++i) {
         for (int k = 0; k < 3; ++k) {
-            Vec3 axis = Vec3::Unit(i).cross(r.col(k));
-            const double len = axis.norm();
-            if (len < kParallelEdgeSine) continue;
-            axis /= len;
-            const double ta = t.dot(axis);
-            const double sep =
-                std::abs(ta) - ha.dot(axis.cwiseAbs()) - hb.dot((r.transpose() * axis).cwiseAbs());
+            const Vec3 axis_unnormalised = Vec3::Unit(i).cross(r.col(k));
+            const double len2 = axis_unnormalised.squaredNorm();
+            if (len2 < kParallelEdgeSine * kParallelEdgeSine) continue;
+            const int m = (k + 1) % 3, n = (k + 2) % 3;
+            const double ta = t.dot(axis_unnormalised);
+            const double ra_proj = ha.dot(axis_unnormalised.cwiseAbs());
+            const double rb_proj = hb[m] * abs_r(i, n) + hb[n] * abs_r(i, m);
+            const double sep = (std::abs(ta) - ra_proj - rb_proj) / std::sqrt(len2);
             if (sep > q.edges.separation) {
-                const Vec3 n = ta >= 0 ? axis : Vec3(-axis);
+                const Vec3 axis = axis_unnormalised / std::sqrt(len2);
+                const Vec3 nrm = ta >= 0 ? axis : Vec3(-axis);
                 q.edges.separation = sep;
-                q.edges.normal = ra * n;
+                q.edges.normal = ra * nrm;
                 q.edges.feature = SatFeature::edges;
-                q.edges.index_a = box_edge_index(i, n);
-                q.edges.index_b = box_edge_index(k, -(r.transpose() * n));
+                q.edges.index_a = box_edge_index(i, nrm);
+                q.edges.index_b = box_edge_index(k, -(r.transpose() * nrm));
             }
         }
     }

@@ -5,6 +5,8 @@
 #include <simpulse/collision/sat.h>
 #include <simpulse/collision/support.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace simpulse {
@@ -99,32 +101,48 @@ SatResult sat_query_edges(const PolyhedronView& a, const Pose& pose_a, const Pol
     const Relative rel(pose_a, pose_b);
     SatResult best;
     best.feature = SatFeature::edges;
-    for (std::size_t j = 0; j < b.edges.size(); ++j) {
-        const ConvexHull::Edge& eb = b.edges[j];
-        const Vec3 qb = rel.r * b.vertices[eb.v0] + rel.t;
-        const Vec3 db = rel.r * (b.vertices[eb.v1] - b.vertices[eb.v0]);
-        // B enters the Minkowski difference A - B negated.
-        const Vec3 c = -(rel.r * b.faces[eb.face0].normal);
-        const Vec3 d = -(rel.r * b.faces[eb.face1].normal);
-        const Vec3 dxc = d.cross(c);
-        for (std::size_t i = 0; i < a.edges.size(); ++i) {
-            const ConvexHull::Edge& ea = a.edges[i];
-            const Vec3& na = a.faces[ea.face0].normal;
-            const Vec3& nb = a.faces[ea.face1].normal;
-            if (!arcs_intersect(na, nb, nb.cross(na), c, d, dxc)) continue;
-            const Vec3& pa = a.vertices[ea.v0];
-            const Vec3 da = a.vertices[ea.v1] - pa;
-            Vec3 axis = da.cross(db);
-            const double len = axis.norm();
-            if (len < kParallelEdgeSine * da.norm() * db.norm()) continue;
-            axis /= len;
-            if (axis.dot(pa - a.centroid) < 0) axis = -axis;
-            const double sep = axis.dot(qb - pa);
-            if (sep > best.separation) {
-                best.separation = sep;
-                best.normal = axis;
-                best.index_a = static_cast<int>(i);
-                best.index_b = static_cast<int>(j);
+    // A's edges in chunks: their face normals, the normals' cross product, a point and the direction are read
+    // once per chunk instead of once per edge pair (the pair loop is the quadratic part of the test).
+    struct EdgeFrame {
+        Vec3 na, nb, bxa, p, d;
+    };
+    constexpr std::size_t kChunk = 128;
+    std::array<EdgeFrame, kChunk> frames;
+    for (std::size_t first = 0; first < a.edges.size(); first += kChunk) {
+        const std::size_t n = std::min(kChunk, a.edges.size() - first);
+        for (std::size_t k = 0; k < n; ++k) {
+            const ConvexHull::Edge& ea = a.edges[first + k];
+            EdgeFrame& f = frames[k];
+            f.na = a.faces[ea.face0].normal;
+            f.nb = a.faces[ea.face1].normal;
+            f.bxa = f.nb.cross(f.na);
+            f.p = a.vertices[ea.v0];
+            f.d = a.vertices[ea.v1] - f.p;
+        }
+        for (std::size_t j = 0; j < b.edges.size(); ++j) {
+            const ConvexHull::Edge& eb = b.edges[j];
+            const Vec3 qb = rel.r * b.vertices[eb.v0] + rel.t;
+            const Vec3 db = rel.r * (b.vertices[eb.v1] - b.vertices[eb.v0]);
+            // B enters the Minkowski difference A - B negated.
+            const Vec3 c = -(rel.r * b.faces[eb.face0].normal);
+            const Vec3 d = -(rel.r * b.faces[eb.face1].normal);
+            const Vec3 dxc = d.cross(c);
+            const double db_len = db.norm();
+            for (std::size_t k = 0; k < n; ++k) {
+                const EdgeFrame& f = frames[k];
+                if (!arcs_intersect(f.na, f.nb, f.bxa, c, d, dxc)) continue;
+                Vec3 axis = f.d.cross(db);
+                const double len = axis.norm();
+                if (len < kParallelEdgeSine * f.d.norm() * db_len) continue;
+                axis /= len;
+                if (axis.dot(f.p - a.centroid) < 0) axis = -axis;
+                const double sep = axis.dot(qb - f.p);
+                if (sep > best.separation) {
+                    best.separation = sep;
+                    best.normal = axis;
+                    best.index_a = static_cast<int>(first + k);
+                    best.index_b = static_cast<int>(j);
+                }
             }
         }
     }

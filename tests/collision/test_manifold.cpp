@@ -232,8 +232,8 @@ TEST(ClipFeatures, CrossingEdgesGiveTheirClosestPointPair) {
     b.add(Vec3(0.3, 1, -0.03));
     ContactCandidates out;
     ASSERT_EQ(clip_features(a, b, Vec3::UnitZ(), 0, 0, out), 1);
-    EXPECT_NEAR(out.points[0].depth, 0.03, kRound);
-    EXPECT_NEAR((out.points[0].position - Vec3(0.3, 0.2, -0.015)).norm(), 0, kRound);
+    EXPECT_NEAR(out[0].depth, 0.03, kRound);
+    EXPECT_NEAR((out[0].position - Vec3(0.3, 0.2, -0.015)).norm(), 0, kRound);
 }
 
 TEST(ClipFeatures, ParallelEdgesGiveTheEndsOfTheirOverlap) {
@@ -259,8 +259,8 @@ TEST(ClipFeatures, VertexOnFaceAndSpeculativeMargin) {
     ContactCandidates out;
     EXPECT_EQ(clip_features(a, b, Vec3::UnitZ(), 0.01, 0, out), 0) << "separation 0.05 is beyond margin 0.01";
     ASSERT_EQ(clip_features(a, b, Vec3::UnitZ(), 0.1, 0, out), 1);
-    EXPECT_NEAR(out.points[0].depth, -0.05, kRound);
-    EXPECT_NEAR((out.points[0].position - Vec3(0.1, 0.2, 0.025)).norm(), 0, kRound);
+    EXPECT_NEAR(out[0].depth, -0.05, kRound);
+    EXPECT_NEAR((out[0].position - Vec3(0.1, 0.2, 0.025)).norm(), 0, kRound);
 }
 
 TEST(ClipFeatures, ObliqueNormalMeasuresDepthAlongTheNormal) {

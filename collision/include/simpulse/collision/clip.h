@@ -10,7 +10,9 @@
 #include <simpulse/collision/math.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 
 namespace simpulse {
@@ -26,31 +28,57 @@ inline constexpr int kMaxClipVertices = 2 * kMaxFeatureVertices;
 struct ContactFeature {
     std::array<Vec3, kMaxFeatureVertices> points;
     int count = 0;
+    // The points are already a convex loop without repeats (a polyhedron face, a triangle): the clipper then
+    // skips building their 2-D hull.
+    bool convex_loop = false;
 
-    void clear() { count = 0; }
+    void clear() {
+        count = 0;
+        convex_loop = false;
+    }
     void add(const Vec3& p) {
         if (count < kMaxFeatureVertices) points[static_cast<std::size_t>(count++)] = p;
     }
     std::span<const Vec3> view() const { return {points.data(), static_cast<std::size_t>(count)}; }
 };
 
-// Candidate contact points of one patch before reduction to four.
-struct ContactCandidates {
-    std::array<ContactPoint, kMaxClipVertices> points;
+// Fixed-capacity list of contact points in uninitialised storage: a ContactPoint initialises its members, and
+// zeroing a 128-point buffer for every pair cost more than the clipping itself. Points beyond the capacity
+// are dropped (callers size it from the clipper's bound).
+template <int N>
+class ContactPointBuffer {
+  public:
     int count = 0;
 
     void clear() { count = 0; }
     void add(const ContactPoint& p) {
-        if (count < kMaxClipVertices) points[static_cast<std::size_t>(count++)] = p;
+        if (count < N) {
+            ::new (static_cast<void*>(storage_ + static_cast<std::size_t>(count) * sizeof(ContactPoint)))
+                ContactPoint(p);
+            ++count;
+        }
     }
-    std::span<const ContactPoint> view() const { return {points.data(), static_cast<std::size_t>(count)}; }
+    ContactPoint& operator[](int i) { return data()[i]; }
+    const ContactPoint& operator[](int i) const { return data()[i]; }
+    std::span<const ContactPoint> view() const {
+        return count > 0 ? std::span<const ContactPoint>(data(), static_cast<std::size_t>(count))
+                         : std::span<const ContactPoint>();
+    }
+
+  private:
+    ContactPoint* data() { return std::launder(reinterpret_cast<ContactPoint*>(storage_)); }
+    const ContactPoint* data() const { return std::launder(reinterpret_cast<const ContactPoint*>(storage_)); }
+    alignas(ContactPoint) std::byte storage_[static_cast<std::size_t>(N) * sizeof(ContactPoint)];
 };
+
+// Candidate contact points of one patch before reduction to four.
+using ContactCandidates = ContactPointBuffer<kMaxClipVertices>;
 
 // Convex polygon in 2-D with one label per vertex. Vertex labels describe the two polygon edges meeting at
 // the vertex (see clip_polygon), which makes them feature ids independent of the numerical positions.
 struct Polygon2 {
     std::array<Vec2, kMaxClipVertices> points;
-    std::array<std::uint32_t, kMaxClipVertices> labels{};
+    std::array<std::uint32_t, kMaxClipVertices> labels;  // uninitialised: written with each point
     int count = 0;
 
     void clear() { count = 0; }
