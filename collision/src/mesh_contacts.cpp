@@ -152,9 +152,18 @@ bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
 // vertices of its convex hull, which is all the reduction ever picks (steps 2-4 take extreme points, step 1
 // the deepest; only the tie-break among near-deepest points may then differ); more planes than groups flush
 // the oldest group.
+// Where a triangle's candidates came from: a lone vertex of the shape measured against the nearest point of
+// the triangle because it lies beside it ("clamped", e.g. the deepest point of a curved body in a concave
+// crease, or beside a coplanar neighbour that contains it).
+struct TriangleSource {
+    std::uint32_t triangle = 0;
+    bool clamped = false;
+    Vec3 shape_point = Vec3::Zero();
+};
+
 class PlaneGroups {
   public:
-    void add(const Vec3& normal, const ContactCandidates& c, std::uint32_t triangle,
+    void add(const Vec3& normal, const ContactCandidates& c, const TriangleSource& source,
              std::vector<Manifold>& out) {
         Group* g = nullptr;
         for (int k = 0; k < count_ && !g; ++k)
@@ -173,7 +182,7 @@ class PlaneGroups {
         }
         for (const ContactPoint& p : c.view()) {
             if (g->points.count == kCapacity) compact(*g);
-            g->triangle[static_cast<std::size_t>(g->points.count)] = triangle;
+            g->source[static_cast<std::size_t>(g->points.count)] = source;
             g->points.add(p);
         }
     }
@@ -188,7 +197,7 @@ class PlaneGroups {
     struct Group {
         Vec3 normal = Vec3::UnitZ();
         ContactPointBuffer<kCapacity> points;
-        std::array<std::uint32_t, kCapacity> triangle;  // triangle of each point; written with it
+        std::array<TriangleSource, kCapacity> source;  // of each point; written with it
     };
 
     // Keeps the points whose `keep` flag is set, in order, with their triangles.
@@ -197,7 +206,7 @@ class PlaneGroups {
         g.points.clear();
         for (int i = 0; i < n; ++i) {
             const int k = order[static_cast<std::size_t>(i)];
-            g.triangle[static_cast<std::size_t>(i)] = copy.triangle[static_cast<std::size_t>(k)];
+            g.source[static_cast<std::size_t>(i)] = copy.source[static_cast<std::size_t>(k)];
             g.points.add(copy.points[k]);
         }
     }
@@ -213,8 +222,26 @@ class PlaneGroups {
         keep_only(g, order, n);
     }
 
+    // A clamped vertex whose plane also holds the same vertex unclamped lies beside a coplanar triangle that
+    // contains it: that triangle's point is the contact, the clamped copy only a laterally shifted duplicate.
+    static void drop_shadowed(Group& g) {
+        std::array<int, kCapacity> order;
+        int n = 0;
+        for (int i = 0; i < g.points.count; ++i) {
+            const TriangleSource& si = g.source[static_cast<std::size_t>(i)];
+            bool shadowed = false;
+            for (int j = 0; j < g.points.count && si.clamped && !shadowed; ++j) {
+                const TriangleSource& sj = g.source[static_cast<std::size_t>(j)];
+                shadowed = !sj.clamped && sj.shape_point == si.shape_point;
+            }
+            if (!shadowed) order[static_cast<std::size_t>(n++)] = i;
+        }
+        if (n < g.points.count) keep_only(g, order, n);
+    }
+
     static void flush_group(Group& g, std::vector<Manifold>& out) {
         if (g.points.count == 0) return;
+        drop_shadowed(g);
         sort_by_id(g);
         Manifold m;
         reduce_contacts(g.points.view(), g.normal, m);
@@ -222,7 +249,7 @@ class PlaneGroups {
         m.sub_a = 0;
         m.sub_b = 0;
         for (int i = 0; i < g.points.count; ++i)
-            if (g.points[i].id == m.points[0].id) m.sub_b = g.triangle[static_cast<std::size_t>(i)];
+            if (g.points[i].id == m.points[0].id) m.sub_b = g.source[static_cast<std::size_t>(i)].triangle;
         out.push_back(m);
         g.points.clear();
     }
@@ -295,7 +322,7 @@ class PlaneGroups {
 // Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
 // shape to the triangle; false when nothing lies within the margin.
 bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, double margin, Vec3& normal,
-                         ContactCandidates& out) {
+                         TriangleSource& source, ContactCandidates& out) {
     const Vec3& n = t.normal;
     // One-sided: a shape whose centre is behind the plane belongs to the other side (or fell through).
     if (n.dot(convex.center() - t.v[0]) < 0) return false;
@@ -317,8 +344,10 @@ bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, dou
     if (face) {
         for (const Vec3& v : t.v) ft.add(v);
         ft.convex_loop = true;
-        // A vertex of the shape beside this triangle is another triangle's contact (or off an internal edge).
-        if (fc.count == 1 && !inside_triangle_prism(t, fc.points[0])) return false;
+        // A lone vertex beside the triangle is measured against the triangle's nearest point (clip_features);
+        // the plane groups drop it when a coplanar triangle holds the same vertex directly.
+        source.clamped = fc.count == 1 && !inside_triangle_prism(t, fc.points[0]);
+        if (source.clamped) source.shape_point = fc.points[0];
     } else {
         triangle_feature(t, m, ft);
     }
@@ -350,7 +379,10 @@ int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& 
     for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
         ContactCandidates c;
         Vec3 normal;
-        if (triangle_candidates(local, t, settings.margin, normal, c)) groups.add(normal, c, t.index, out);
+        TriangleSource source;
+        source.triangle = t.index;
+        if (triangle_candidates(local, t, settings.margin, normal, source, c))
+            groups.add(normal, c, source, out);
     });
     groups.flush(out);
     for (std::size_t k = first; k < out.size(); ++k) {
@@ -373,7 +405,8 @@ bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t,
                              Manifold& out) {
     ContactCandidates c;
     Vec3 normal;
-    if (!triangle_candidates(convex, t, margin, normal, c)) return false;
+    TriangleSource source;
+    if (!triangle_candidates(convex, t, margin, normal, source, c)) return false;
     reduce_contacts(c.view(), normal, out);
     out.sub_a = 0;
     out.sub_b = t.index;

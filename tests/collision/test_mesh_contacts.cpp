@@ -291,6 +291,100 @@ TEST(HeightField, MatchesTheSameSurfaceAsATriangleMesh) {
     EXPECT_GT(compared, 100);
 }
 
+// Inside test of a primitive in its local frame (the brute-force oracle below samples the solid).
+bool inside_local(const Shape& shape, const Vec3& p) {
+    switch (shape.type()) {
+        case ShapeType::sphere:
+            return p.norm() <= std::get<Sphere>(shape.geometry).radius;
+        case ShapeType::box:
+            return (p.cwiseAbs() - std::get<Box>(shape.geometry).half_extents).maxCoeff() <= 0;
+        case ShapeType::capsule: {
+            const Capsule& c = std::get<Capsule>(shape.geometry);
+            return (p - Vec3(0, 0, std::clamp(p.z(), -c.half_length, c.half_length))).norm() <= c.radius;
+        }
+        case ShapeType::cylinder: {
+            const Cylinder& c = std::get<Cylinder>(shape.geometry);
+            return std::hypot(p.x(), p.y()) <= c.radius && std::abs(p.z()) <= c.half_height;
+        }
+        case ShapeType::cone: {
+            const Cone& c = std::get<Cone>(shape.geometry);
+            return p.z() >= -c.half_height && p.z() <= c.half_height &&
+                   std::hypot(p.x(), p.y()) <= c.radius * (c.half_height - p.z()) / (2 * c.half_height);
+        }
+        default:
+            return false;
+    }
+}
+
+TEST(HeightField, NoContactIsMissedOnBumpyTerrain) {
+    // Oracle: the largest vertical penetration of the solid below the triangulated terrain, from 40k samples
+    // of the solid (a lower bound of the true value). A reported depth along a face normal is the vertical
+    // one times the cosine of the slope, so the deepest reported point must reach max_sampled * cos(steepest
+    // slope). Shapes clearly above the terrain (vertical clearance over twice the margin, slopes below 60
+    // degrees) get nothing.
+    auto h = [](double x, double y) { return 0.35 * std::sin(0.9 * x) * std::cos(0.7 * y) + 0.05 * x; };
+    const ShapePtr field = grid_field(12, h), mesh = grid_mesh(12, h);
+    const HeightField& hf = std::get<HeightField>(field->geometry);
+    const TriangleMesh& tm = std::get<TriangleMesh>(mesh->geometry);
+    double cos_steepest = 1;
+    for (const Vec3& n : tm.normals) cos_steepest = std::min(cos_steepest, n.z());
+    auto terrain = [&](double x, double y) {
+        const int j = static_cast<int>(std::floor(x)), i = static_cast<int>(std::floor(y));
+        const double fx = x - j, fy = y - i;
+        const double h00 = hf.height(i, j), h01 = hf.height(i, j + 1), h10 = hf.height(i + 1, j),
+                     h11 = hf.height(i + 1, j + 1);
+        return fx >= fy ? h00 + fx * (h01 - h00) + fy * (h11 - h01)
+                        : h00 + fy * (h10 - h00) + fx * (h11 - h10);
+    };
+    const std::vector<ShapePtr> shapes = {make_sphere(0.35), make_box(Vec3(0.5, 0.3, 0.2)),
+                                          make_capsule(0.2, 0.4), make_cylinder(0.3, 0.25),
+                                          make_cone(0.4, 0.3)};
+    std::mt19937_64 rng(47);
+    std::uniform_real_distribution<double> uni(2, 10), lift(-0.15, 0.35), unit(-1, 1);
+    std::normal_distribution<double> g;
+    const double margin = 0.01;
+    int penetrating = 0, clear = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const ShapePtr& s = shapes[static_cast<std::size_t>(trial) % shapes.size()];
+        const double x = uni(rng), y = uni(rng);
+        const Pose pose{Vec3(x, y, h(x, y) + 0.3 + lift(rng)),
+                        Quat(g(rng), g(rng), g(rng), g(rng)).normalized()};
+        const Aabb local = compute_aabb(*s, Pose{});
+        double max_pen = -std::numeric_limits<double>::infinity();
+        for (int k = 0; k < 40000; ++k) {
+            const Vec3 q =
+                local.center() + local.half_extents().cwiseProduct(Vec3(unit(rng), unit(rng), unit(rng)));
+            if (!inside_local(*s, q)) continue;
+            const Vec3 w = pose.transform_point(q);
+            max_pen = std::max(max_pen, terrain(w.x(), w.y()) - w.z());
+        }
+        CollideSettings settings;
+        settings.margin = margin;
+        for (int path = 0; path < 2; ++path) {
+            std::vector<Manifold> out;
+            if (path == 0)
+                collide_convex_height_field(*s, pose, hf, Pose{}, settings, out);
+            else
+                collide_convex_mesh(*s, pose, tm, Pose{}, settings, out);
+            double deepest = -std::numeric_limits<double>::infinity();
+            for (const Manifold& m : out)
+                for (int i = 0; i < m.count; ++i)
+                    deepest = std::max(deepest, m.points[static_cast<std::size_t>(i)].depth);
+            if (max_pen > 1e-3) {
+                ++penetrating;
+                EXPECT_GE(deepest, max_pen * cos_steepest)
+                    << "trial " << trial << " path " << path << " sampled " << max_pen;
+            } else if (max_pen < -2 * margin) {
+                ++clear;
+                EXPECT_TRUE(out.empty())
+                    << "trial " << trial << " path " << path << " clearance " << -max_pen;
+            }
+        }
+    }
+    EXPECT_GT(penetrating, 150);
+    EXPECT_GT(clear, 50);
+}
+
 TEST(HeightField, SphereOnASlopeGetsTheSlopeNormal) {
     // Plane z = 0.2 x: normal (-0.2, 0, 1) / |.|; a sphere at distance d from it has depth r - d.
     const ShapePtr field = grid_field(8, [](double x, double) { return 0.2 * x; });
