@@ -41,12 +41,17 @@ CellRange height_field_cells(const HeightField& field, const Aabb& box) {
 }
 
 std::pair<double, double> cell_height_range(const HeightField& field, const CellRange& range) {
-    if (!field.levels.empty())
-        return height_field_range(field, range.row_begin, range.column_begin, range.row_end,
-                                  range.column_end);
     std::pair<double, double> r{std::numeric_limits<double>::infinity(),
                                 -std::numeric_limits<double>::infinity()};
-    for (int i = range.row_begin; i <= range.row_end && !range.empty(); ++i)
+    if (range.empty()) return r;
+    const long long cells = static_cast<long long>(range.row_end - range.row_begin) *
+                            static_cast<long long>(range.column_end - range.column_begin);
+    // Large rectangles descend the pyramid. Small ones read the vertex heights directly: the per-cell loop
+    // reads the same cache lines next, where the pyramid's arrays would be extra memory traffic.
+    if (!field.levels.empty() && cells > 1024)
+        return height_field_range(field, range.row_begin, range.column_begin, range.row_end,
+                                  range.column_end);
+    for (int i = range.row_begin; i <= range.row_end; ++i)
         for (int j = range.column_begin; j <= range.column_end; ++j) {
             r.first = std::min(r.first, field.height(i, j));
             r.second = std::max(r.second, field.height(i, j));
@@ -55,6 +60,66 @@ std::pair<double, double> cell_height_range(const HeightField& field, const Cell
 }
 
 namespace {
+
+// Upper bound of the heights of the rectangle's cells from at most four pyramid nodes: those of the lowest
+// level at which the rectangle spans at most two nodes per axis. They cover a superset of the cells (at most
+// 16 times the area), so their maximum bounds the rectangle's from above: enough to reject, in two cache
+// lines.
+double pyramid_max_bound(const HeightField& field, const CellRange& range) {
+    int level = 0;
+    while (level + 1 < static_cast<int>(field.levels.size()) &&
+           (((range.row_end - 1) >> level) - (range.row_begin >> level) > 1 ||
+            ((range.column_end - 1) >> level) - (range.column_begin >> level) > 1))
+        ++level;
+    const HeightField::Level& l = field.levels[static_cast<std::size_t>(level)];
+    double bound = -std::numeric_limits<double>::infinity();
+    for (int i = range.row_begin >> level; i <= (range.row_end - 1) >> level && i < l.rows; ++i)
+        for (int j = range.column_begin >> level; j <= (range.column_end - 1) >> level && j < l.columns; ++j)
+            bound = std::max(bound,
+                             l.max_height[static_cast<std::size_t>(i) * static_cast<std::size_t>(l.columns) +
+                                          static_cast<std::size_t>(j)]);
+    return bound;
+}
+
+// Lower bound of the height of the cylinder over a rectangle of the x/y plane, for culling cells. The
+// cylinder lies in the infinite cylinder of radius r about its axis; over the point whose offset from the
+// centre has the components u (along the horizontal direction of the axis, sigma = its length) and w (across
+// it), that infinite cylinder starts at height C_z + (v_z u - sqrt(r^2 - w^2)) / sigma, and the cylinder's
+// points have |u| <= h/2 sigma
+// + r |v_z|. Minimising the linear and the square-root terms separately over the rectangle gives the bound; a
+// nearly vertical axis (sigma < 1e-6) falls back to the bottom of the box.
+struct LowerEnvelope {
+    Vec3 center;
+    Vec2 along = Vec2::UnitX(), across = Vec2::UnitY();
+    double sigma = 0, vz = 1, extent = 0, radius = 0;
+    double bottom = 0;  // lowest point of the cylinder
+
+    LowerEnvelope(const cylinder_terrain::CylinderInField& c, double lowest)
+        : center(c.center), bottom(lowest) {
+        sigma = c.axis.head<2>().norm();
+        vz = c.axis.z();
+        radius = c.radius;
+        if (sigma > 1e-6) {
+            along = c.axis.head<2>() / sigma;
+            across = Vec2(-along.y(), along.x());
+        }
+        extent = c.half_height * sigma + c.radius * std::abs(vz);
+    }
+    // Over the rectangle with centre (x, y) and half sizes (hx, hy).
+    double lowest_over(double x, double y, double hx, double hy) const {
+        if (sigma <= 1e-6) return bottom;
+        const double dx = x - center.x(), dy = y - center.y();
+        const double u = dx * along.x() + dy * along.y(), w = dx * across.x() + dy * across.y();
+        const double eu = std::abs(along.x()) * hx + std::abs(along.y()) * hy;
+        const double ew = std::abs(across.x()) * hx + std::abs(across.y()) * hy;
+        const double u_lo = std::max(u - eu, -extent), u_hi = std::min(u + eu, extent);
+        const double w_min = std::max(0.0, std::abs(w) - ew);
+        if (u_lo > u_hi || w_min > radius) return std::numeric_limits<double>::infinity();  // nothing over it
+        return std::max(
+            bottom,
+            center.z() + (vz * (vz >= 0 ? u_lo : u_hi) - std::sqrt(radius * radius - w_min * w_min)) / sigma);
+    }
+};
 
 TerrainElement make_element(const std::array<Vec3, 4>& v, int count, const Vec3& normal_unnormalized,
                             std::uint32_t cell, ElementKind kind, int row, int column) {
@@ -124,8 +189,14 @@ int collide_cylinder_terrain(const Cylinder& cylinder, const Pose& pose_cylinder
     const CellRange range = height_field_cells(field, box);
     if (range.empty()) return 0;
     st.cells = (range.row_end - range.row_begin) * (range.column_end - range.column_begin);
+    // No terrain point under the box reaches its bottom: every element is farther than the margin. First the
+    // pyramid's bound (a far-away cylinder costs two cache lines), then the exact range, which the flat test
+    // needs.
+    if (!field.levels.empty() && pyramid_max_bound(field, range) < box.min.z()) {
+        st.rejected_by_height = true;
+        return 0;
+    }
     const auto [h_min, h_max] = cell_height_range(field, range);
-    // No terrain point under the box reaches its bottom: every element is farther than the margin.
     if (h_max < box.min.z()) {
         st.rejected_by_height = true;
         return 0;
@@ -166,11 +237,25 @@ int collide_cylinder_terrain(const Cylinder& cylinder, const Pose& pose_cylinder
         run(e);
     } else {
         std::array<TerrainElement, 2> elements;
+        const LowerEnvelope envelope(cyl, box.min.z() + cyl.margin);
+        const double dx = field.spacing.x(), dy = field.spacing.y();
         for (int i = range.row_begin; i < range.row_end; ++i)
             for (int j = range.column_begin; j < range.column_end; ++j) {
+                const double h0 = field.height(i, j), h1 = field.height(i, j + 1),
+                             h2 = field.height(i + 1, j), h3 = field.height(i + 1, j + 1);
                 // Per-cell form of step 4: a cell entirely below the box is farther than the margin.
-                if (std::max({field.height(i, j), field.height(i, j + 1), field.height(i + 1, j),
-                              field.height(i + 1, j + 1)}) < box.min.z())
+                const double top = std::max({h0, h1, h2, h3});
+                if (top < box.min.z()) continue;
+                // A contact point T on the cell and the cylinder point P = T - D n below it (D >= -margin)
+                // have P_z <= top + margin and lie apart horizontally by at most D |n_xy| <= (top - bottom)
+                // tan(slope) (margin when D < 0): the cell is skipped when the cylinder has no point that low
+                // over its footprint grown by that much.
+                const double ax = (h1 - h0) / dx, ay = (h3 - h1) / dy, bx = (h3 - h2) / dx,
+                             by = (h2 - h0) / dy;
+                const double slope = std::sqrt(std::max(ax * ax + ay * ay, bx * bx + by * by));
+                const double grow = std::max(0.0, top - envelope.bottom) * slope + cyl.margin;
+                const double xc = field.origin.x() + (j + 0.5) * dx, yc = field.origin.y() + (i + 0.5) * dy;
+                if (envelope.lowest_over(xc, yc, 0.5 * dx + grow, 0.5 * dy + grow) > top + cyl.margin)
                     continue;
                 const int n = cell_elements(field, i, j, elements);
                 for (int k = 0; k < n; ++k) run(elements[static_cast<std::size_t>(k)]);

@@ -201,11 +201,21 @@ void boundary_candidates(const Frame& f, const Polygon& poly, MaximumCandidates&
     auto consider = [&](const Vec2& x, unsigned source) { m.add({x, f.depth_at(x.x(), x.y()), source}); };
     const double c2 = f.c * f.c;
     const double top = f.h * f.omega;  // a of C2'
+    // With a single global maximum A1' outside the element, the element's maximum is on an edge facing A1':
+    // from a point of a back edge, the segment to A1' crosses the element and leaves it through a front edge,
+    // and D, concave, does not decrease along it. Back edges are skipped (both ends of each front edge are
+    // candidates).
+    const bool single_maximum = f.lateral && f.disc;
+    const Vec2 a1(f.r * f.c, 0);
     for (int i = 0; i < poly.count; ++i) {
+        if (single_maximum && poly.side(i, a1) >= 0) continue;
         const Vec2& p0 = poly.p[static_cast<std::size_t>(i)];
         const Vec2 e = poly.p[static_cast<std::size_t>((i + 1) % poly.count)] - p0;
         const auto edge = static_cast<unsigned>(poly.edge[static_cast<std::size_t>(i)]) << 3;
         consider(p0, edge);
+        if (single_maximum)
+            consider(p0 + e, static_cast<unsigned>(poly.edge[static_cast<std::size_t>((i + 1) % poly.count)])
+                                 << 3);
         std::array<double, 2> t{};
         for (int end = 0; end < 2; ++end) {
             const int n = ellipse_crossings(f, p0, e, end == 0 ? 0.0 : top, t);

@@ -36,24 +36,26 @@ enum class Feature : std::uint8_t {
 };
 
 // Candidate contact point, in the field frame. The cylinder's point is terrain_point - depth * normal.
+// Members have no initialisers: the buffers below hold hundreds of candidates per query and are written
+// before they are read, so they are left uninitialised rather than cleared every query.
 struct Candidate {
-    Vec3 terrain_point = Vec3::Zero();  // on the element
-    double depth = 0;                   // along the element normal, > 0 penetrating
-    double offset = 0;                  // plane offset of the element (coplanarity test of the second stage)
-    std::uint32_t id = 0;
-    std::uint32_t cell = 0;
+    Vec3 terrain_point;  // on the element
+    double depth;        // along the element normal, > 0 penetrating
+    double offset;       // plane offset of the element (coplanarity test of the second stage)
+    std::uint32_t id;
+    std::uint32_t cell;
     // Reduction tie-break among equally deep points: 0 body-fixed rim, 1 A1 / line ends, 2 the rest.
     // Body-fixed points first keep a resting base on the same four points frame after frame.
-    std::uint8_t priority = 2;
+    std::uint8_t priority;
     // Found by the first stage (the element meets the projected base, generator or deepest point).
     // Second-stage points are dropped when a coplanar first-stage point is at least as deep (sect. IV-D).
-    bool primary = true;
+    bool primary;
 };
 
 // One element's candidates: at most 9 rim points, 2 crossings per edge, 4 vertices, 2 line ends, 1 deepest.
 inline constexpr int kMaxElementCandidates = 28;
 struct ElementCandidates {
-    std::array<Candidate, kMaxElementCandidates> points;
+    std::array<Candidate, kMaxElementCandidates> points;  // the first `count` are valid
     int count = 0;
     void add(const Candidate& c) {
         if (count < kMaxElementCandidates) points[static_cast<std::size_t>(count++)] = c;
@@ -77,9 +79,9 @@ inline std::uint32_t candidate_id(std::uint32_t cell, ElementKind kind, Feature 
 inline constexpr int kMaxPatches = 8;
 inline constexpr int kPatchCapacity = 48;
 struct Patch {
-    Vec3 normal = Vec3::UnitZ();  // field frame, up
-    std::array<Candidate, kPatchCapacity> points;
-    int count = 0;
+    Vec3 normal;                                   // field frame, up
+    std::array<Candidate, kPatchCapacity> points;  // the first `count` are valid
+    int count;
 };
 struct PatchSet {
     std::array<Patch, kMaxPatches> patches;

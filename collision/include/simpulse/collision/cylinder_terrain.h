@@ -45,8 +45,8 @@ struct CellRange {
 };
 CellRange height_field_cells(const HeightField& field, const Aabb& box);
 
-// Min and max height over the cells of `range`: the pyramid (height_field_range) when the field has one,
-// else a direct scan of the vertex heights.
+// Exact min and max height over the cells of `range`: the pyramid's descent (height_field_range) for ranges
+// of more than 1024 cells, else the vertex heights.
 std::pair<double, double> cell_height_range(const HeightField& field, const CellRange& range);
 
 // A planar element of the terrain (paper sect. II), in the field frame. Vertices counter-clockwise seen from
