@@ -1,0 +1,85 @@
+// Running a scene: building a World from a scene description, stepping it for the scene's duration while
+// collecting contact events (by body, in scene order) and trajectory samples, and writing the result document
+// (docs/scene-format.md). The command line is a thin layer over these functions.
+//
+//   auto scene = simpulse::load_scene("scenes/projectile.json");
+//   auto world = simpulse::build_world(scene.value());
+//   simpulse::RunReport report = simpulse::run_scene(scene.value(), world.value());
+//   std::string json = simpulse::result_json(scene.value(), world.value(), report);
+#pragma once
+
+#include <simpulse/scene.h>
+#include <simpulse/world.h>
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace simpulse {
+
+// A World built from a scene, with the handles of its bodies, joints and springs in scene order.
+struct SceneWorld {
+    World world;
+    std::vector<BodyId> bodies;
+    std::vector<JointId> joints;
+    std::vector<SpringId> springs;
+};
+
+// Creates the materials, bodies, joints and springs of the scene. Fails with "FILE: /pointer: message" if the
+// World rejects an entry that the reader accepted.
+Result<SceneWorld> build_world(const SceneDesc& scene);
+
+// A contact event with the two bodies as scene indices, a < b.
+struct SceneEvent {
+    double time = 0;  // simulated time at the end of the step in which it happened
+    ContactEvent::Type type = ContactEvent::Type::begin;
+    std::size_t a = 0;
+    std::size_t b = 0;
+};
+
+// Solver statistics (World::solver_stats) aggregated over the steps of a run.
+struct SolverSummary {
+    int max_islands = 0;
+    int max_rows = 0;
+    int max_island_rows = 0;
+    int max_iterations = 0;  // in one step
+    std::uint64_t total_iterations = 0;
+    std::uint64_t total_pivots = 0;
+    double max_residual = 0;  // m/s
+};
+
+struct RunReport {
+    std::uint64_t steps = 0;  // steps taken, a failed one included
+    double time = 0;          // simulated time the world reached, s (a step that failed part-way adds none)
+    double wall_seconds = 0;
+    std::vector<SceneEvent> events;
+    double max_joint_error = 0;  // largest joint anchor separation after any step, m
+    SolverSummary solver;
+    bool ok = true;
+    // When !ok: what went wrong, e.g. `body "ball" became non-finite at step 12 (t = 0.05 s)`.
+    std::string error;
+    std::size_t failed_body = kSceneWorld;  // scene index of the body named in `error`, if any
+};
+
+struct RunOptions {
+    std::ostream* trajectory = nullptr;  // receives JSON Lines (see trajectory_line); none if null
+    // Called after every successful step with the number of steps done and the total.
+    std::function<void(const SceneWorld& world, std::uint64_t step, std::uint64_t total)> after_step;
+};
+
+// Takes step_count(scene.duration, scene.dt) steps of scene.dt. The trajectory gets the initial state, then
+// the state after the first step at or past each multiple of scene.sample_every (after every step without
+// one). Stops at the first step that fails (a body's state became non-finite); the world keeps the state it
+// reached.
+RunReport run_scene(const SceneDesc& scene, SceneWorld& world, const RunOptions& options = {});
+
+// The result document (--out): JSON, one top-level key per line and one line per event and per body, with a
+// final newline. Non-finite numbers appear as null.
+std::string result_json(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
+
+// The current state as one trajectory line, without the newline: {"t": ..., "bodies": [...]}.
+std::string trajectory_line(const SceneDesc& scene, const SceneWorld& world);
+
+}  // namespace simpulse

@@ -1,0 +1,61 @@
+// Builds a World from a validated scene description: settings, materials and pairs, then bodies, joints and
+// springs in scene order (so creation order, and with it the order of contact event pairs, is scene order).
+#include <simpulse/run.h>
+
+#include "scene_json.h"
+
+namespace simpulse {
+namespace {
+
+Error located(const SceneDesc& scene, const std::string& pointer, const Error& error) {
+    return Error{scene.file + ": " + (pointer.empty() ? "(root)" : pointer) + ": " + error.message};
+}
+
+}  // namespace
+
+Result<SceneWorld> build_world(const SceneDesc& scene) {
+    SceneWorld out;
+    if (Status s = out.world.set_settings(scene.settings); !s) return located(scene, "", s.error());
+
+    if (Status s = out.world.set_material(0, scene.materials[0].material); !s)
+        return located(scene, "/materials/default", s.error());
+    for (std::size_t i = 1; i < scene.materials.size(); ++i) {
+        const Result<MaterialId> id = out.world.add_material(scene.materials[i].material);
+        if (!id)
+            return located(scene, scene_detail::child_pointer("/materials", scene.materials[i].name),
+                           id.error());
+    }
+    for (std::size_t i = 0; i < scene.pairs.size(); ++i) {
+        const SceneMaterialPair& p = scene.pairs[i];
+        if (Status s = out.world.set_material_pair(static_cast<MaterialId>(p.a), static_cast<MaterialId>(p.b),
+                                                   p.friction, p.restitution);
+            !s)
+            return located(scene, "/pairs/" + std::to_string(i), s.error());
+    }
+
+    out.bodies.reserve(scene.bodies.size());
+    for (const SceneBody& body : scene.bodies) {
+        const Result<BodyId> id = out.world.create_body(body.desc);
+        if (!id) return located(scene, body.pointer, id.error());
+        out.bodies.push_back(id.value());
+    }
+    const auto handle = [&](std::size_t index) {
+        return index == kSceneWorld ? BodyId{} : out.bodies[index];
+    };
+    for (const SceneJoint& joint : scene.joints) {
+        const Result<JointId> id = out.world.add_ball_joint(
+            {handle(joint.body_a), handle(joint.body_b), joint.anchor, joint.collide});
+        if (!id) return located(scene, joint.pointer, id.error());
+        out.joints.push_back(id.value());
+    }
+    for (const SceneSpring& spring : scene.springs) {
+        const Result<SpringId> id =
+            out.world.add_spring({handle(spring.body_a), handle(spring.body_b), spring.anchor_a,
+                                  spring.anchor_b, spring.stiffness, spring.damping, spring.rest_length});
+        if (!id) return located(scene, spring.pointer, id.error());
+        out.springs.push_back(id.value());
+    }
+    return out;
+}
+
+}  // namespace simpulse

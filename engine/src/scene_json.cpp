@@ -1,0 +1,255 @@
+// Strict JSON text parsing, RFC 6901 pointers and "--set" overrides for the scene reader (see scene_json.h).
+#include "scene_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace simpulse::scene_detail {
+namespace {
+
+// "line L, column C" of a byte offset (1-based line; column = bytes of the line up to and including the
+// offending one), as nlohmann/json counts them in its syntax errors.
+std::string text_location(std::string_view text, std::size_t offset) {
+    offset = std::min(offset, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t last_newline = before.rfind('\n');
+    const std::size_t column = last_newline == std::string_view::npos ? offset : offset - last_newline - 1;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The reason in a nlohmann exception message, without "[json.exception.x.n] " and "parse error at ...: ".
+std::string exception_reason(const std::string& what) {
+    std::string reason = what;
+    if (const std::size_t close = reason.find("] ");
+        reason.starts_with("[json.exception.") && close != std::string::npos)
+        reason.erase(0, close + 2);
+    if (reason.starts_with("parse error")) {
+        if (const std::size_t colon = reason.find(": "); colon != std::string::npos)
+            reason.erase(0, colon + 2);
+    }
+    return reason;
+}
+
+// SAX pass that only checks: it tracks the pointer of the current value so that a repeated key can be named,
+// and records where the text stops being JSON. (nlohmann keeps the last of two equal keys silently, which
+// would hide a typo such as two "mass" entries.)
+class CheckingSax {
+  public:
+    explicit CheckingSax(std::string_view text) : text_(text) {}
+
+    bool null() { return scalar(); }
+    bool boolean(bool) { return scalar(); }
+    bool number_integer(Json::number_integer_t) { return scalar(); }
+    bool number_unsigned(Json::number_unsigned_t) { return scalar(); }
+    bool number_float(Json::number_float_t, const Json::string_t&) { return scalar(); }
+    bool string(Json::string_t&) { return scalar(); }
+    bool binary(Json::binary_t&) { return scalar(); }
+    bool start_object(std::size_t) { return open(false); }
+    bool start_array(std::size_t) { return open(true); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool key(Json::string_t& key) {
+        Frame& frame = frames_.back();
+        if (std::find(frame.keys.begin(), frame.keys.end(), key) != frame.keys.end()) {
+            error_ = InputError{child_pointer(frame.pointer, key), "duplicate key in one object", true};
+            return false;
+        }
+        frame.keys.push_back(key);
+        frame.key = key;
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+        // Syntax errors carry nlohmann's own "line L, column C"; others (number overflow) only the offset.
+        const std::string what = ex.what();
+        std::string where = text_location(text_, position);
+        if (const std::size_t at = what.find(" at line "), colon = what.find(": ", at);
+            what.find("parse error") != std::string::npos && at != std::string::npos &&
+            colon != std::string::npos)
+            where = what.substr(at + 4, colon - at - 4);
+        error_ = InputError{where, "invalid JSON: " + exception_reason(what), false};
+        return false;
+    }
+
+    const std::optional<InputError>& error() const { return error_; }
+
+  private:
+    struct Frame {
+        std::string pointer;  // of this container
+        bool is_array = false;
+        std::size_t index = 0;          // arrays: index of the next element
+        std::string key;                // objects: key of the current member
+        std::vector<std::string> keys;  // objects: keys seen so far (objects in scenes are small)
+    };
+
+    std::string current_pointer() const {
+        if (frames_.empty()) return "";
+        const Frame& f = frames_.back();
+        return f.is_array ? child_pointer(f.pointer, f.index) : child_pointer(f.pointer, f.key);
+    }
+    bool scalar() {
+        if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+        return true;
+    }
+    bool open(bool is_array) {
+        Frame frame;
+        frame.pointer = current_pointer();
+        frame.is_array = is_array;
+        frames_.push_back(std::move(frame));
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return scalar();
+    }
+
+    std::string_view text_;
+    std::vector<Frame> frames_;
+    std::optional<InputError> error_;
+};
+
+// Reference tokens of a pointer, unescaped. Throws for a pointer that is neither empty nor starts with '/'.
+std::vector<std::string> pointer_tokens(std::string_view pointer) {
+    std::vector<std::string> tokens;
+    if (pointer.empty()) return tokens;
+    if (pointer.front() != '/')
+        throw InputError{std::string(pointer), "cannot --set: a JSON pointer is empty or starts with \"/\""};
+    std::size_t start = 1;
+    while (true) {
+        const std::size_t end = std::min(pointer.find('/', start), pointer.size());
+        std::string token;
+        for (std::size_t i = start; i < end; ++i) {
+            if (pointer[i] != '~') {
+                token += pointer[i];
+                continue;
+            }
+            const char next = i + 1 < end ? pointer[i + 1] : '\0';
+            if (next != '0' && next != '1')
+                throw InputError{std::string(pointer),
+                                 "cannot --set: \"~\" must be followed by 0 or 1 (RFC 6901)"};
+            token += next == '0' ? '~' : '/';
+            ++i;
+        }
+        tokens.push_back(std::move(token));
+        if (end == pointer.size()) break;
+        start = end + 1;
+    }
+    return tokens;
+}
+
+// Array index of a reference token: digits without a leading zero (RFC 6901); nullopt otherwise.
+std::optional<std::size_t> array_index(const std::string& token) {
+    if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0')) return std::nullopt;
+    if (!std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(token));
+}
+
+}  // namespace
+
+std::string format_error(std::string_view file, const InputError& error) {
+    const std::string where = error.is_pointer && error.where.empty() ? "(root)" : error.where;
+    return std::string(file) + ": " + where + ": " + error.message;
+}
+
+Json parse_json_text(std::string_view text) {
+    CheckingSax checker(text);
+    const bool ok = Json::sax_parse(text.begin(), text.end(), &checker);
+    if (checker.error()) throw *checker.error();
+    if (!ok) throw InputError{"line 1, column 0", "invalid JSON", false};
+    return Json::parse(text.begin(), text.end());
+}
+
+std::string child_pointer(const std::string& parent, std::string_view key) {
+    std::string out = parent + "/";
+    for (const char c : key) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string child_pointer(const std::string& parent, std::size_t index) {
+    return parent + "/" + std::to_string(index);
+}
+
+void apply_override(Json& document, std::string_view argument) {
+    const std::size_t equals = argument.find('=');
+    if (equals == std::string_view::npos)
+        throw InputError{std::string(argument), "cannot --set: expected /json/pointer=VALUE"};
+    const std::string pointer(argument.substr(0, equals));
+    const std::string_view text = argument.substr(equals + 1);
+
+    Json value;
+    if (Json::accept(text.begin(), text.end())) {
+        try {
+            value = parse_json_text(text);
+        } catch (const InputError& e) {
+            throw InputError{pointer, "cannot --set: in the value, " + e.where + ": " + e.message};
+        }
+    } else {
+        value = std::string(text);
+    }
+
+    const std::vector<std::string> tokens = pointer_tokens(pointer);
+    if (tokens.empty()) {
+        document = std::move(value);
+        return;
+    }
+    Json* parent = &document;
+    std::string parent_pointer;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+        const std::string& token = tokens[i];
+        const std::string next_pointer = child_pointer(parent_pointer, token);
+        Json* next = nullptr;
+        if (parent->is_object() && parent->contains(token)) {
+            next = &(*parent)[token];
+        } else if (parent->is_array()) {
+            const std::optional<std::size_t> index = array_index(token);
+            if (index && *index < parent->size()) next = &(*parent)[*index];
+        }
+        if (next == nullptr) throw InputError{pointer, "cannot --set: " + next_pointer + " does not exist"};
+        parent = next;
+        parent_pointer = next_pointer;
+    }
+    const std::string& last = tokens.back();
+    const std::string shown_parent = parent_pointer.empty() ? "the document" : parent_pointer;
+    if (parent->is_object()) {
+        (*parent)[last] = std::move(value);
+    } else if (parent->is_array()) {
+        const std::optional<std::size_t> index = array_index(last);
+        if (last == "-" || (index && *index == parent->size())) {
+            parent->push_back(std::move(value));
+        } else if (index && *index < parent->size()) {
+            (*parent)[*index] = std::move(value);
+        } else {
+            throw InputError{pointer, "cannot --set: \"" + last + "\" is not an index of " + shown_parent +
+                                          " (" + std::to_string(parent->size()) +
+                                          " elements; \"-\" appends)"};
+        }
+    } else {
+        throw InputError{pointer, "cannot --set: " + shown_parent + " is " + describe(*parent) +
+                                      ", not an object or array"};
+    }
+}
+
+std::string describe(const Json& value) {
+    if (value.is_number_float()) {
+        const double x = value.get<double>();
+        if (std::isnan(x)) return "nan";
+        if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    }
+    std::string text = value.dump();
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return text;
+}
+
+}  // namespace simpulse::scene_detail

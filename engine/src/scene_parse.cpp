@@ -1,0 +1,521 @@
+// Reads a scene document into a validated SceneDesc (scene.h): top-level settings, materials and pairs,
+// bodies with "array" expansion, ball joints and springs, solver and collision options. Everything is checked
+// in document order so that the message names the first problem in the file. Names may be used before they
+// are defined (a body's material may be listed after the body), so a first pass collects the material and
+// body names and the second pass checks references against them.
+#include <simpulse/scene.h>
+
+#include "scene_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace simpulse {
+namespace {
+
+using scene_detail::child_pointer;
+using scene_detail::expected;
+using scene_detail::fail;
+using scene_detail::for_each_member;
+using scene_detail::InputError;
+using scene_detail::Json;
+using scene_detail::Node;
+using scene_detail::read_bool;
+using scene_detail::read_integer;
+using scene_detail::read_non_negative;
+using scene_detail::read_number;
+using scene_detail::read_orientation;
+using scene_detail::read_positive;
+using scene_detail::read_string;
+using scene_detail::read_unit_interval;
+using scene_detail::read_vec3;
+using scene_detail::require_member;
+
+constexpr long long kMaxArrayCount = 1'000'000;
+constexpr long long kMaxInt = std::numeric_limits<int>::max();
+constexpr std::string_view kWorld = "world";
+
+std::string json_quoted(std::string_view s) {
+    return Json(std::string(s)).dump();
+}
+
+// Names given by the "array" generator: NAME_1 ... NAME_N (1-based), or NAME alone without one.
+std::vector<std::string> expanded_names(const std::string& name, long long count) {
+    if (count == 0) return {name};
+    std::vector<std::string> names;
+    for (long long k = 1; k <= count; ++k) names.push_back(name + "_" + std::to_string(k));
+    return names;
+}
+
+class SceneParser {
+  public:
+    explicit SceneParser(std::string_view file) {
+        scene_.file = std::string(file);
+        scene_.name = std::filesystem::path(std::string(file)).stem().string();
+        scene_.materials.push_back({"default", Material{}});
+    }
+
+    SceneDesc parse(const Json& document) {
+        const Node root{document, ""};
+        if (!document.is_object()) expected(root, "a scene object");
+        collect_names(document);
+        for_each_member(root,
+                        {"simpulse", "name", "description", "gravity", "dt", "duration", "sample_every",
+                         "solver", "collision", "materials", "pairs", "bodies", "joints", "springs"},
+                        [&](std::string_view key, const Node& v) { top_level(key, v); });
+        resolve();
+        return std::move(scene_);
+    }
+
+  private:
+    // Reference to something named, resolved once the whole document has been read.
+    struct BodyExtra {
+        std::string material = "default";
+        bool density_given = false;
+    };
+    struct PairExtra {
+        std::string a, b;
+        std::optional<double> friction, restitution;
+    };
+    struct LinkExtra {
+        std::string a, b;
+        std::optional<double> rest_length;
+    };
+
+    // ---- pass 1: the names that references may use -------------------------------------------------------
+    void collect_names(const Json& document) {
+        known_materials_.insert("default");
+        if (const auto it = document.find("materials"); it != document.end() && it->is_object())
+            for (const auto& [name, value] : it->items()) known_materials_.insert(name);
+        const auto bodies = document.find("bodies");
+        if (bodies == document.end() || !bodies->is_array()) return;
+        for (const Json& body : *bodies) {
+            if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) continue;
+            long long count = 0;
+            if (const auto a = body.find("array"); a != body.end() && a->is_object() &&
+                                                   a->contains("count") && (*a)["count"].is_number_integer())
+                count = std::clamp((*a)["count"].get<long long>(), 0LL, kMaxArrayCount);
+            for (const std::string& name : expanded_names(body["name"].get<std::string>(), count))
+                known_bodies_.insert(name);
+        }
+    }
+
+    // ---- pass 2
+    // ---------------------------------------------------------------------------------------------
+    void top_level(std::string_view key, const Node& v) {
+        if (key == "simpulse") {
+            if (!v.value.is_number() || v.value.get<double>() != 1)
+                fail(v.pointer, "expected 1 (the scene format version this program reads), got " +
+                                    scene_detail::describe(v.value));
+        } else if (key == "name") {
+            scene_.name = read_string(v);
+        } else if (key == "description") {
+            if (!v.value.is_string()) expected(v, "a string");
+        } else if (key == "gravity") {
+            scene_.settings.gravity = read_vec3(v);
+        } else if (key == "dt") {
+            scene_.dt = read_positive(v);
+            has_dt_ = true;
+        } else if (key == "duration") {
+            scene_.duration = read_positive(v);
+        } else if (key == "sample_every") {
+            scene_.sample_every = read_positive(v);
+        } else if (key == "solver") {
+            solver(v);
+        } else if (key == "collision") {
+            for_each_member(v, {"contact_margin", "aabb_margin"}, [&](std::string_view k, const Node& c) {
+                (k == "contact_margin" ? scene_.settings.contact_margin : scene_.settings.aabb_margin) =
+                    read_non_negative(c);
+            });
+        } else if (key == "materials") {
+            for_each_member_any(v, [&](const std::string& name, const Node& m) { material(name, m); });
+        } else if (key == "pairs") {
+            for_each_element(v, "an array of material pairs", [&](const Node& p) { pair(p); });
+        } else if (key == "bodies") {
+            for_each_element(v, "an array of bodies", [&](const Node& b) { body(b); });
+        } else if (key == "joints") {
+            for_each_element(v, "an array of joints", [&](const Node& j) { joint(j); });
+        } else if (key == "springs") {
+            for_each_element(v, "an array of springs", [&](const Node& s) { spring(s); });
+        }
+    }
+
+    static void for_each_element(const Node& array, std::string_view what,
+                                 const std::function<void(const Node&)>& visit) {
+        scene_detail::require_array(array, what);
+        for (std::size_t i = 0; i < array.value.size(); ++i) visit(array.element(i));
+    }
+
+    static void for_each_member_any(const Node& object,
+                                    const std::function<void(const std::string&, const Node&)>& visit) {
+        if (!object.value.is_object()) expected(object, "an object of named materials");
+        for (const auto& [key, value] : object.value.items())
+            visit(key, Node{value, child_pointer(object.pointer, key)});
+    }
+
+    void solver(const Node& node) {
+        SolverSettings& s = scene_.settings.solver;
+        for_each_member(node,
+                        {"mode", "restitution_threshold", "direct_max_rows", "dense_max_rows",
+                         "max_active_set_iterations", "iterative_tolerance", "max_iterations", "warm_start",
+                         "penetration_slop", "penetration_correction", "max_correction", "joint_tolerance",
+                         "max_projection_iterations", "recheck_iterations"},
+                        [&](std::string_view key, const Node& v) {
+                            const auto count = [&](long long min, std::string_view what) {
+                                return static_cast<int>(read_integer(v, min, kMaxInt, what));
+                            };
+                            if (key == "mode") {
+                                const std::optional<SolverMode> mode =
+                                    v.value.is_string() ? parse_solver_mode(v.value.get<std::string>())
+                                                        : std::nullopt;
+                                if (!mode) expected(v, "\"thesis\" or \"exact\"");
+                                s.mode = *mode;
+                            } else if (key == "restitution_threshold") {
+                                s.restitution_threshold = read_non_negative(v);
+                            } else if (key == "direct_max_rows") {
+                                s.direct_max_rows = count(0, "a non-negative integer");
+                            } else if (key == "dense_max_rows") {
+                                s.dense_max_rows = count(0, "a non-negative integer");
+                            } else if (key == "max_active_set_iterations") {
+                                s.max_active_set_iterations = count(1, "a positive integer");
+                            } else if (key == "iterative_tolerance") {
+                                s.iterative_tolerance = read_positive(v);
+                            } else if (key == "max_iterations") {
+                                s.max_iterations = count(1, "a positive integer");
+                            } else if (key == "warm_start") {
+                                s.warm_start = read_bool(v);
+                            } else if (key == "penetration_slop") {
+                                s.penetration_slop = read_non_negative(v);
+                            } else if (key == "penetration_correction") {
+                                s.penetration_correction = read_unit_interval(v);
+                            } else if (key == "max_correction") {
+                                s.max_correction = read_non_negative(v);
+                            } else if (key == "joint_tolerance") {
+                                s.joint_tolerance = read_positive(v);
+                            } else if (key == "max_projection_iterations") {
+                                s.max_projection_iterations = count(1, "a positive integer");
+                            } else if (key == "recheck_iterations") {
+                                s.recheck_iterations = count(0, "a non-negative integer");
+                            }
+                        });
+    }
+
+    void material(const std::string& name, const Node& node) {
+        if (name.empty()) fail(node.pointer, "a material name must not be empty");
+        Material m;
+        for_each_member(node, {"friction", "restitution", "density"},
+                        [&](std::string_view key, const Node& v) {
+                            if (key == "friction")
+                                m.friction = read_non_negative(v);
+                            else if (key == "restitution")
+                                m.restitution = read_unit_interval(v);
+                            else
+                                m.density = read_positive(v);
+                        });
+        if (name == "default") {
+            scene_.materials[0].material = m;
+        } else {
+            material_index_[name] = scene_.materials.size();
+            scene_.materials.push_back({name, m});
+        }
+    }
+
+    std::string material_reference(const Node& node) {
+        std::string name = read_string(node);
+        if (!known_materials_.contains(name)) {
+            std::string list;
+            for (const std::string& known : known_materials_) list += (list.empty() ? "" : ", ") + known;
+            fail(node.pointer, "unknown material " + json_quoted(name) + " (materials: " + list + ")");
+        }
+        return name;
+    }
+
+    // A body name or "world" in a joint or spring.
+    std::string body_reference(const Node& node) {
+        std::string name = read_string(node);
+        if (name != kWorld && !known_bodies_.contains(name))
+            fail(node.pointer, "unknown body " + json_quoted(name) + " (expected a body name or \"world\")");
+        return name;
+    }
+
+    void pair(const Node& node) {
+        PairExtra p;
+        for_each_member(node, {"materials", "friction", "restitution"},
+                        [&](std::string_view key, const Node& v) {
+                            if (key == "materials") {
+                                if (!v.value.is_array() || v.value.size() != 2)
+                                    expected(v, "an array of 2 material names");
+                                p.a = material_reference(v.element(0));
+                                p.b = material_reference(v.element(1));
+                                const auto names = std::minmax(p.a, p.b);
+                                const auto [it, inserted] = pair_pointers_.emplace(names, node.pointer);
+                                if (!inserted)
+                                    fail(v.pointer, "the pair " + json_quoted(p.a) + ", " + json_quoted(p.b) +
+                                                        " is already set by " + it->second);
+                            } else if (key == "friction") {
+                                p.friction = read_non_negative(v);
+                            } else {
+                                p.restitution = read_unit_interval(v);
+                            }
+                        });
+        require_member(node, "materials");
+        pairs_.push_back(std::move(p));
+    }
+
+    void body(const Node& node) {
+        SceneBody b;
+        BodyExtra extra;
+        std::string name;
+        long long count = 0;
+        Vec3 offset = Vec3::Zero();
+        for_each_member(
+            node,
+            {"name", "shape", "material", "static", "mass", "density", "position", "orientation", "velocity",
+             "angular_velocity", "array"},
+            [&](std::string_view key, const Node& v) {
+                if (key == "name") {
+                    name = read_string(v);
+                    if (name == kWorld)
+                        fail(v.pointer,
+                             "the name \"world\" is reserved for the fixed world frame "
+                             "in joints and springs");
+                } else if (key == "shape") {
+                    b.desc.shape = scene_detail::read_shape(v);
+                } else if (key == "material") {
+                    extra.material = material_reference(v);
+                } else if (key == "static") {
+                    b.desc.is_static = read_bool(v);
+                } else if (key == "mass" || key == "density") {
+                    if (partner_comes_first(node, key))
+                        fail(v.pointer, "\"mass\" and \"density\" cannot both be given");
+                    if (key == "mass") {
+                        b.desc.mass = read_positive(v);
+                    } else {
+                        b.desc.density = read_positive(v);
+                        extra.density_given = true;
+                    }
+                } else if (key == "position") {
+                    b.desc.pose.position = read_vec3(v);
+                } else if (key == "orientation") {
+                    b.desc.pose.orientation = read_orientation(v);
+                } else if (key == "velocity") {
+                    b.desc.velocity = read_vec3(v);
+                } else if (key == "angular_velocity") {
+                    b.desc.angular_velocity = read_vec3(v);
+                } else if (key == "array") {
+                    for_each_member(v, {"count", "offset"}, [&](std::string_view k, const Node& a) {
+                        if (k == "count")
+                            count =
+                                read_integer(a, 1, kMaxArrayCount, "a positive integer (at most 1000000)");
+                        else
+                            offset = read_vec3(a);
+                    });
+                    require_member(v, "count");
+                    require_member(v, "offset");
+                }
+            });
+        require_member(node, "name");
+        require_member(node, "shape");
+        const ShapeType type = b.desc.shape->type();
+        if (!b.desc.is_static && is_static_only(type))
+            fail(child_pointer(node.pointer, "shape"),
+                 std::string("a ") + shape_type_name(type) +
+                     " is static-only (planes, meshes and height fields): the body needs \"static\": true");
+        // The dynamics ignores the velocity of a static body; saying so beats dropping it silently.
+        if (b.desc.is_static && !b.desc.velocity.isZero(0))
+            fail(child_pointer(node.pointer, "velocity"),
+                 "a static body cannot move; expected [0, 0, 0] or no key");
+        if (b.desc.is_static && !b.desc.angular_velocity.isZero(0))
+            fail(child_pointer(node.pointer, "angular_velocity"),
+                 "a static body cannot move; expected [0, 0, 0] or no key");
+        b.pointer = node.pointer;
+        const std::vector<std::string> names = expanded_names(name, count);
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            const auto [it, inserted] = body_pointers_.emplace(names[k], node.pointer);
+            if (!inserted)
+                fail(child_pointer(node.pointer, "name"), "duplicate body name " + json_quoted(names[k]) +
+                                                              " (already used by " + it->second + ")");
+            SceneBody copy = b;
+            copy.name = names[k];
+            copy.desc.pose.position += static_cast<double>(k) * offset;
+            copy.desc.user_data = scene_.bodies.size();
+            scene_.bodies.push_back(std::move(copy));
+            bodies_.push_back(extra);
+        }
+    }
+
+    // Whether the object has the exclusive partner of `key` ("mass" or "density") before it: the later of the
+    // two is the one reported.
+    static bool partner_comes_first(const Node& node, std::string_view key) {
+        const std::string partner = key == "mass" ? "density" : "mass";
+        for (const auto& [k, value] : node.value.items()) {
+            if (k == partner) return true;
+            if (k == key) return false;
+        }
+        return false;
+    }
+
+    // The two names of a joint's or spring's "bodies": known, not both "world", not the same body.
+    std::pair<std::string, std::string> link_bodies(const Node& v, std::string_view what) {
+        if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array of 2 body names");
+        std::string a = body_reference(v.element(0));
+        std::string b = body_reference(v.element(1));
+        if (a == kWorld && b == kWorld)
+            fail(v.pointer, std::string(what) + " needs at least one body besides \"world\"");
+        if (a == b)
+            fail(v.element(1).pointer,
+                 std::string(what) + " needs two different bodies, got " + json_quoted(a) + " twice");
+        return {std::move(a), std::move(b)};
+    }
+
+    void joint(const Node& node) {
+        SceneJoint j;
+        LinkExtra extra;
+        j.pointer = node.pointer;
+        for_each_member(node, {"type", "name", "bodies", "anchor", "collide"},
+                        [&](std::string_view key, const Node& v) {
+                            if (key == "type") {
+                                if (!v.value.is_string() || v.value.get<std::string>() != "ball")
+                                    expected(v, "\"ball\"");
+                            } else if (key == "name") {
+                                j.name = read_string(v);
+                                const auto [it, inserted] = joint_pointers_.emplace(j.name, node.pointer);
+                                if (!inserted)
+                                    fail(v.pointer, "duplicate joint name " + json_quoted(j.name) +
+                                                        " (already used by " + it->second + ")");
+                            } else if (key == "bodies") {
+                                std::tie(extra.a, extra.b) = link_bodies(v, "a joint");
+                            } else if (key == "anchor") {
+                                j.anchor = read_vec3(v);
+                            } else {
+                                j.collide = read_bool(v);
+                            }
+                        });
+        for (const char* key : {"type", "bodies", "anchor"}) require_member(node, key);
+        scene_.joints.push_back(std::move(j));
+        joints_.push_back(std::move(extra));
+    }
+
+    void spring(const Node& node) {
+        SceneSpring s;
+        LinkExtra extra;
+        s.pointer = node.pointer;
+        for_each_member(node, {"bodies", "anchors", "stiffness", "damping", "rest_length"},
+                        [&](std::string_view key, const Node& v) {
+                            if (key == "bodies") {
+                                std::tie(extra.a, extra.b) = link_bodies(v, "a spring");
+                            } else if (key == "anchors") {
+                                if (!v.value.is_array() || v.value.size() != 2)
+                                    expected(v, "an array of 2 points [[x, y, z], [x, y, z]]");
+                                s.anchor_a = read_vec3(v.element(0));
+                                s.anchor_b = read_vec3(v.element(1));
+                            } else if (key == "stiffness") {
+                                s.stiffness = read_non_negative(v);
+                            } else if (key == "damping") {
+                                s.damping = read_non_negative(v);
+                            } else {
+                                extra.rest_length = read_non_negative(v);
+                            }
+                        });
+        for (const char* key : {"bodies", "anchors", "stiffness"}) require_member(node, key);
+        s.rest_length = extra.rest_length.value_or((s.anchor_b - s.anchor_a).norm());
+        scene_.springs.push_back(std::move(s));
+        springs_.push_back(std::move(extra));
+    }
+
+    // ---- after pass 2: names to indices, defaults that depend on other entries --------------------------
+    std::size_t material_id(const std::string& name) const {
+        return name == "default" ? 0 : material_index_.at(name);
+    }
+
+    void resolve() {
+        for (std::size_t i = 0; i < scene_.bodies.size(); ++i) {
+            BodyDesc& d = scene_.bodies[i].desc;
+            d.material = static_cast<MaterialId>(material_id(bodies_[i].material));
+            if (!bodies_[i].density_given) d.density = scene_.materials[d.material].material.density;
+        }
+        for (const PairExtra& p : pairs_) {
+            const std::size_t a = material_id(p.a), b = material_id(p.b);
+            const Material& ma = scene_.materials[a].material;
+            const Material& mb = scene_.materials[b].material;
+            scene_.pairs.push_back({a, b, p.friction.value_or(0.5 * (ma.friction + mb.friction)),
+                                    p.restitution.value_or(0.5 * (ma.restitution + mb.restitution))});
+        }
+        std::map<std::string, std::size_t> index;
+        for (std::size_t i = 0; i < scene_.bodies.size(); ++i) index.emplace(scene_.bodies[i].name, i);
+        const auto lookup = [&](const std::string& name) {
+            return name == kWorld ? kSceneWorld : index.at(name);
+        };
+        for (std::size_t i = 0; i < scene_.joints.size(); ++i) {
+            std::size_t a = lookup(joints_[i].a), b = lookup(joints_[i].b);
+            if (a == kSceneWorld) std::swap(a, b);  // the dynamics wants the world, if any, as body B
+            scene_.joints[i].body_a = a;
+            scene_.joints[i].body_b = b;
+        }
+        for (std::size_t i = 0; i < scene_.springs.size(); ++i) {
+            scene_.springs[i].body_a = lookup(springs_[i].a);
+            scene_.springs[i].body_b = lookup(springs_[i].b);
+        }
+        if (step_count(scene_.duration, scene_.dt) > kMaxSteps)
+            fail(has_dt_ ? "/dt" : "/duration",
+                 "duration / dt is more than " + std::to_string(kMaxSteps) + " steps");
+    }
+
+    SceneDesc scene_;
+    bool has_dt_ = false;
+    std::set<std::string> known_materials_;
+    std::set<std::string> known_bodies_;
+    std::map<std::string, std::size_t> material_index_;
+    std::map<std::pair<std::string, std::string>, std::string> pair_pointers_;
+    std::map<std::string, std::string> body_pointers_;
+    std::map<std::string, std::string> joint_pointers_;
+    std::vector<BodyExtra> bodies_;
+    std::vector<PairExtra> pairs_;
+    std::vector<LinkExtra> joints_;
+    std::vector<LinkExtra> springs_;
+};
+
+}  // namespace
+
+std::uint64_t step_count(double duration, double dt) {
+    const double steps = duration / dt;
+    if (!(steps < 1e18)) return std::numeric_limits<std::uint64_t>::max();
+    const double nearest = std::round(steps);
+    const double n = std::abs(steps - nearest) <= 1e-9 * std::max(1.0, nearest) ? nearest : std::ceil(steps);
+    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n));
+}
+
+Result<SceneDesc> parse_scene(std::string_view json_text, std::string_view file_name,
+                              std::span<const std::string> overrides) {
+    try {
+        Json document = scene_detail::parse_json_text(json_text);
+        for (const std::string& o : overrides) scene_detail::apply_override(document, o);
+        return SceneParser(file_name).parse(document);
+    } catch (const InputError& e) {
+        return Error{scene_detail::format_error(file_name, e)};
+    } catch (const std::exception& e) {
+        // Not expected (every check above throws InputError); still one line and no crash.
+        return Error{std::string(file_name) + ": internal error while reading the scene: " + e.what()};
+    }
+}
+
+Result<SceneDesc> load_scene(const std::string& path, std::span<const std::string> overrides) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return Error{path + ": cannot read: it is a directory"};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{path + ": cannot read: " + std::strerror(errno)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return Error{path + ": cannot read: " + std::strerror(errno)};
+    return parse_scene(text.str(), path, overrides);
+}
+
+}  // namespace simpulse

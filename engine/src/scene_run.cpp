@@ -1,0 +1,109 @@
+// Runs a scene: fixed steps for the scene's duration, contact events translated to scene body indices,
+// trajectory sampling, solver statistics and joint error aggregated over the run, and the non-finite stop.
+#include <simpulse/run.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+namespace simpulse {
+namespace {
+
+bool finite_state(const BodyState& s) {
+    return s.pose.position.allFinite() && s.pose.orientation.coeffs().allFinite() && s.velocity.allFinite() &&
+           s.angular_velocity.allFinite();
+}
+
+void aggregate(SolverSummary& summary, const SolverStats& stats) {
+    summary.max_islands = std::max(summary.max_islands, stats.islands);
+    summary.max_rows = std::max(summary.max_rows, stats.rows);
+    summary.max_island_rows = std::max(summary.max_island_rows, stats.largest_island_rows);
+    summary.max_iterations = std::max(summary.max_iterations, stats.iterations);
+    summary.total_iterations += static_cast<std::uint64_t>(std::max(stats.iterations, 0));
+    summary.total_pivots += static_cast<std::uint64_t>(std::max(stats.pivots, 0));
+    summary.max_residual = std::max(summary.max_residual, stats.residual);
+}
+
+// Decides which steps go into the trajectory: the first step at or past each multiple of `interval`.
+class Sampler {
+  public:
+    Sampler(std::optional<double> interval, double dt)
+        : interval_(interval.value_or(0)), tolerance_(1e-6 * dt) {}
+
+    bool due(double time) {
+        if (interval_ <= 0) return true;
+        // time = steps * dt and k * interval are each a few ulps off; tolerance_ (a millionth of a step)
+        // keeps an exact multiple from being missed by rounding. Up to kMaxSteps steps that is still several
+        // ulps.
+        if (time + tolerance_ < static_cast<double>(next_) * interval_) return false;
+        next_ = static_cast<std::uint64_t>(std::floor((time + tolerance_) / interval_)) + 1;
+        return true;
+    }
+
+  private:
+    double interval_;
+    double tolerance_;
+    std::uint64_t next_ = 1;
+};
+
+}  // namespace
+
+RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& options) {
+    RunReport report;
+    const std::uint64_t total = step_count(scene.duration, scene.dt);
+    // Events name bodies by scene index; a fresh world gives slot i to the i-th body, but the map does not
+    // rely on it.
+    std::vector<std::size_t> scene_index;
+    for (std::size_t i = 0; i < sw.bodies.size(); ++i) {
+        const std::size_t slot = sw.bodies[i].index;
+        if (slot >= scene_index.size()) scene_index.resize(slot + 1, kSceneWorld);
+        scene_index[slot] = i;
+    }
+    const auto index_of = [&](BodyId id) {
+        return id.index < scene_index.size() ? scene_index[id.index] : kSceneWorld;
+    };
+
+    if (options.trajectory) *options.trajectory << trajectory_line(scene, sw) << '\n';
+    Sampler sampler(scene.sample_every, scene.dt);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t n = 1; n <= total; ++n) {
+        const Status status = sw.world.step(scene.dt);
+        // A step can fail part-way (e.g. a non-finite velocity rejected by the broad phase before the step
+        // counter advances), so the step number is ours, not the world's.
+        report.steps = n;
+        report.time = sw.world.time();
+        for (const ContactEvent& e : sw.world.contact_events()) {
+            const std::size_t a = index_of(e.a), b = index_of(e.b);
+            report.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
+        }
+        if (!status) {
+            report.ok = false;
+            for (std::size_t i = 0; i < sw.bodies.size() && report.failed_body == kSceneWorld; ++i) {
+                const Result<BodyState> s = sw.world.state(sw.bodies[i]);
+                if (s && !finite_state(s.value())) report.failed_body = i;
+            }
+            std::ostringstream message;
+            message.precision(6);
+            const double step_end = static_cast<double>(n) * scene.dt;
+            if (report.failed_body != kSceneWorld)
+                message << "body \"" << scene.bodies[report.failed_body].name
+                        << "\" became non-finite at step " << n << " (t = " << step_end << " s)";
+            else
+                message << "step " << n << " (t = " << step_end << " s) failed: " << status.error().message;
+            report.error = message.str();
+            break;
+        }
+        aggregate(report.solver, sw.world.solver_stats());
+        report.max_joint_error = std::max(report.max_joint_error, sw.world.max_joint_error());
+        if (options.trajectory && sampler.due(report.time))
+            *options.trajectory << trajectory_line(scene, sw) << '\n';
+        if (options.after_step) options.after_step(sw, n, total);
+    }
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options.trajectory) options.trajectory->flush();
+    return report;
+}
+
+}  // namespace simpulse
