@@ -1,9 +1,274 @@
-// simpulse command line (being written: scene I/O lands with the foundation issue).
+// simpulse command line: `simpulse run SCENE.json [options]` and `simpulse validate SCENE.json` (contract:
+// SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0 success, 1 the run failed, 2 bad input.
+// Errors are one line on stderr; logging goes through spdlog on stderr (--quiet: errors only, --verbose:
+// scene details and per-step solver statistics); stdout carries only the summary of `validate`.
+#include <simpulse/run.h>
+#include <simpulse/scene.h>
 #include <simpulse/version.h>
 
-#include <cstdio>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
-int main() {
-    std::printf("simpulse %s\n", simpulse::version());
-    return 2;
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr int kExitRunFailed = 1;
+constexpr int kExitBadInput = 2;
+
+struct Options {
+    std::string scene;
+    std::string out;
+    std::string trajectory;
+    std::string duration;  // parsed here rather than by CLI11, for messages in the scene errors' style
+    std::string dt;
+    std::vector<std::string> sets;
+    bool quiet = false;
+    bool verbose = false;
+};
+
+void setup_logging(const Options& options) {
+    auto logger = spdlog::stderr_color_st("simpulse");
+    logger->set_pattern("%v");
+    logger->set_level(options.quiet     ? spdlog::level::err
+                      : options.verbose ? spdlog::level::debug
+                                        : spdlog::level::info);
+    spdlog::set_default_logger(std::move(logger));
+}
+
+// A positive finite number given on the command line, or the reason it is not one.
+std::optional<double> positive_flag(const std::string& flag, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !(value > 0) ||
+        !std::isfinite(value)) {
+        spdlog::error("{}: expected a positive number, got \"{}\"", flag, text);
+        return std::nullopt;
+    }
+    return value;
+}
+
+// "1 body", "2 bodies", "3 joints".
+std::string count_of(std::size_t n, std::string_view singular, std::string_view plural) {
+    return std::to_string(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
+// Progress on stderr for runs that take more than about a second, only when stderr is a terminal.
+class Progress {
+  public:
+    explicit Progress(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
+    ~Progress() { finish(); }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    void update(double simulated, double duration, std::uint64_t step, std::uint64_t total) {
+        if (!enabled_) return;
+        const auto now = Clock::now();
+        if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200)) return;
+        last_ = now;
+        std::fprintf(stderr, "\r  t = %.3f / %.3f s  (%3.0f%%)  step %llu / %llu", simulated, duration,
+                     100.0 * static_cast<double>(step) / static_cast<double>(total),
+                     static_cast<unsigned long long>(step), static_cast<unsigned long long>(total));
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void finish() {
+        if (shown_) std::fprintf(stderr, "\r\033[K");
+        shown_ = false;
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    bool enabled_;
+    bool shown_ = false;
+    Clock::time_point start_ = Clock::now();
+    Clock::time_point last_ = start_;
+};
+
+// Reads, validates and (for the world-level checks) builds the scene; logs the error and returns nullopt.
+std::optional<simpulse::SceneDesc> read_scene(const Options& options) {
+    simpulse::Result<simpulse::SceneDesc> scene = simpulse::load_scene(options.scene, options.sets);
+    if (!scene) {
+        spdlog::error("{}", scene.error().message);
+        return std::nullopt;
+    }
+    return std::move(scene).value();
+}
+
+void log_scene(const simpulse::SceneDesc& scene) {
+    spdlog::debug("{}: scene \"{}\": {}, {}, {}, {}, {}", scene.file, scene.name,
+                  count_of(scene.bodies.size(), "body", "bodies"),
+                  count_of(scene.joints.size(), "joint", "joints"),
+                  count_of(scene.springs.size(), "spring", "springs"),
+                  count_of(scene.materials.size(), "material", "materials"),
+                  count_of(scene.pairs.size(), "material pair", "material pairs"));
+    const simpulse::WorldSettings& s = scene.settings;
+    spdlog::debug("  gravity ({}, {}, {}), dt {} s, duration {} s ({} steps), solver {}, contact margin {} m",
+                  s.gravity.x(), s.gravity.y(), s.gravity.z(), scene.dt, scene.duration,
+                  simpulse::step_count(scene.duration, scene.dt), simpulse::to_string(s.solver.mode),
+                  s.contact_margin);
+    for (const simpulse::SceneBody& b : scene.bodies) {
+        const simpulse::Vec3& p = b.desc.pose.position;
+        spdlog::debug("  body \"{}\": {} {}, position ({}, {}, {})", b.name,
+                      b.desc.is_static ? "static" : "dynamic",
+                      simpulse::shape_type_name(b.desc.shape->type()), p.x(), p.y(), p.z());
+    }
+}
+
+int validate(const Options& options) {
+    const std::optional<simpulse::SceneDesc> scene = read_scene(options);
+    if (!scene) return kExitBadInput;
+    log_scene(*scene);
+    if (const auto world = simpulse::build_world(*scene); !world) {
+        spdlog::error("{}", world.error().message);
+        return kExitBadInput;
+    }
+    if (!options.quiet)
+        std::printf("%s: valid: scene \"%s\", %s, %s, %s, dt %g s, duration %g s (%llu steps)\n",
+                    scene->file.c_str(), scene->name.c_str(),
+                    count_of(scene->bodies.size(), "body", "bodies").c_str(),
+                    count_of(scene->joints.size(), "joint", "joints").c_str(),
+                    count_of(scene->springs.size(), "spring", "springs").c_str(), scene->dt, scene->duration,
+                    static_cast<unsigned long long>(simpulse::step_count(scene->duration, scene->dt)));
+    return 0;
+}
+
+int run(const Options& options) {
+    std::optional<double> dt, duration;
+    if (!options.dt.empty() && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
+    if (!options.duration.empty() && !(duration = positive_flag("--duration", options.duration)))
+        return kExitBadInput;
+
+    std::optional<simpulse::SceneDesc> scene = read_scene(options);
+    if (!scene) return kExitBadInput;
+    if (dt) scene->dt = *dt;
+    if (duration) scene->duration = *duration;
+    if (simpulse::step_count(scene->duration, scene->dt) > simpulse::kMaxSteps) {
+        spdlog::error("{}: duration / dt = {} / {} is more than {} steps", scene->file, scene->duration,
+                      scene->dt, simpulse::kMaxSteps);
+        return kExitBadInput;
+    }
+    log_scene(*scene);
+
+    // Outputs are opened before the run so that a bad path costs nothing.
+    std::ofstream out, trajectory;
+    for (auto [path, stream] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
+        if (path->empty()) continue;
+        stream->open(*path, std::ios::binary | std::ios::trunc);
+        if (!*stream) {
+            spdlog::error("{}: cannot open for writing: {}", *path, std::strerror(errno));
+            return kExitBadInput;
+        }
+    }
+
+    simpulse::Result<simpulse::SceneWorld> world = simpulse::build_world(*scene);
+    if (!world) {
+        spdlog::error("{}", world.error().message);
+        return kExitBadInput;
+    }
+
+    Progress progress(!options.quiet && !options.verbose);
+    simpulse::RunOptions run_options;
+    if (!options.trajectory.empty()) run_options.trajectory = &trajectory;
+    const bool log_steps = spdlog::should_log(spdlog::level::debug);
+    run_options.after_step = [&](const simpulse::SceneWorld& sw, std::uint64_t step, std::uint64_t total) {
+        if (log_steps) {
+            const simpulse::SolverStats& s = sw.world.solver_stats();
+            spdlog::debug(
+                "step {} t={}: islands {} rows {} (largest {}) iterations {} pivots {} residual {:.3g}", step,
+                sw.world.time(), s.islands, s.rows, s.largest_island_rows, s.iterations, s.pivots,
+                s.residual);
+        }
+        progress.update(sw.world.time(), scene->duration, step, total);
+    };
+    const simpulse::RunReport report = simpulse::run_scene(*scene, world.value(), run_options);
+    progress.finish();
+
+    int code = 0;
+    if (!report.ok) {
+        spdlog::error("{}: {}", scene->file, report.error);
+        code = kExitRunFailed;
+    }
+    if (!options.out.empty()) {
+        out << simpulse::result_json(*scene, world.value(), report);
+        out.close();
+        if (!out) {
+            spdlog::error("{}: cannot write the result", options.out);
+            code = kExitRunFailed;
+        }
+    }
+    if (!options.trajectory.empty()) {
+        trajectory.close();
+        if (!trajectory) {
+            spdlog::error("{}: cannot write the trajectory", options.trajectory);
+            code = kExitRunFailed;
+        }
+    }
+    spdlog::info("{}: {} steps, {} s simulated in {:.3g} s wall time{}", scene->file, report.steps,
+                 report.time, report.wall_seconds, report.ok ? "" : " (failed)");
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"simpulse: rigid-body physics with a simultaneous impulse solver"};
+    app.set_version_flag("--version", simpulse::version());
+    app.require_subcommand(1);
+    Options options;
+
+    CLI::App* run_cmd = app.add_subcommand("run", "Run a scene and write its result");
+    run_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required();
+    run_cmd->add_option("--out", options.out, "Write the result (JSON) to this file");
+    run_cmd->add_option("--trajectory", options.trajectory, "Write sampled states (JSON Lines) to this file");
+    run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)");
+    run_cmd->add_option("--dt", options.dt, "Time step, s (overrides the scene)");
+
+    CLI::App* validate_cmd = app.add_subcommand("validate", "Check a scene; exit 0 if it is valid");
+    validate_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required();
+
+    for (CLI::App* cmd : {run_cmd, validate_cmd}) {
+        cmd->add_option(
+               "--set", options.sets,
+               "Override a scene value before loading: /json/pointer=VALUE (VALUE is JSON, else a string)")
+            ->allow_extra_args(false);
+        cmd->add_flag("--quiet", options.quiet, "Print errors only");
+        cmd->add_flag("--verbose", options.verbose, "Log scene details and per-step solver statistics");
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "simpulse: %s (see simpulse --help)\n", e.what());
+        return kExitBadInput;
+    }
+
+    setup_logging(options);
+    try {
+        return run_cmd->parsed() ? run(options) : validate(options);
+    } catch (const std::exception& e) {
+        spdlog::error("simpulse: internal error: {}", e.what());
+        return kExitRunFailed;
+    }
 }
