@@ -1,0 +1,87 @@
+// Helpers of the engine tests: a private temporary directory per test, file I/O, running the `simpulse`
+// executable as a subprocess, and reading a scene from text with its error line.
+#pragma once
+
+#include <simpulse/scene.h>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace simpulse::test {
+
+// A directory of its own for the running test (ctest runs tests of one executable in parallel processes).
+inline std::filesystem::path test_dir() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("simpulse_" + std::string(info->test_suite_name()) + "_" +
+                                                  info->name() + "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline std::vector<std::string> read_lines(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+struct CliResult {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+inline std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs `simpulse ARGS...` in `dir` and captures its exit code, stdout and stderr.
+inline CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+    std::string command = "cd " + shell_quote(dir.string()) + " && " + shell_quote(SIMPULSE_CLI);
+    for (const std::string& a : args) {
+        command += ' ';
+        command += shell_quote(a);
+    }
+    command += " >cli_stdout.txt 2>cli_stderr.txt";
+    const int status = std::system(command.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = read_file(dir / "cli_stdout.txt");
+    r.err = read_file(dir / "cli_stderr.txt");
+    return r;
+}
+
+// The error line of reading `json` as "scene.json", or "valid" if it is a valid scene.
+inline std::string scene_error(const std::string& json, const std::vector<std::string>& overrides = {}) {
+    const Result<SceneDesc> scene = parse_scene(json, "scene.json", overrides);
+    return scene ? std::string("valid") : scene.error().message;
+}
+
+inline std::string repo_path(const std::string& relative) {
+    return std::string(SIMPULSE_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace simpulse::test

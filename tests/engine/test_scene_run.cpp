@@ -1,0 +1,328 @@
+// Running scenes through the `simpulse` executable: the result document (keys, values against closed forms),
+// the round trip scene -> world -> output, trajectory sampling, contact events, determinism, the non-finite
+// stop (exit 1, --out still written) and the log levels.
+#include "engine_test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <numbers>
+#include <regex>
+
+namespace simpulse::test {
+namespace {
+
+using nlohmann::json;
+
+Vec3 vec(const json& j) {
+    return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()};
+}
+
+json run_ok(const std::filesystem::path& dir, std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    const CliResult r = run_cli(args, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(read_file(dir / "r.json"));
+}
+
+// A projectile under default gravity, no ground: semi-implicit Euler gives v_n = v0 + g t and
+// x_n = x0 + v0 t + g t (t + dt) / 2 at t = n dt, exactly up to rounding.
+TEST(SceneRun, ProjectileMatchesTheDiscreteClosedForm) {
+    const auto dir = test_dir();
+    write_file(dir / "p.json", R"({"name": "throw", "dt": 0.01, "duration": 1,
+        "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [1, 2, 3],
+                    "velocity": [4, 5, 6]}]})");
+    const json r = run_ok(dir, {"p.json", "--out", "r.json"});
+    EXPECT_EQ(r["steps"], 100);
+    const double t = r["time"].get<double>(), dt = 0.01;
+    EXPECT_NEAR(t, 1.0, 1e-15);
+    const Vec3 g(0, 0, -9.81), x0(1, 2, 3), v0(4, 5, 6);
+    const Vec3 x = vec(r["bodies"][0]["position"]), v = vec(r["bodies"][0]["velocity"]);
+    // 100 steps each round x (|x| < 10) and v (|v| < 7) once: at most 100 * 2^-52 * 10 ~ 2e-13.
+    const double x_error = (x - (x0 + v0 * t + g * t * (t + dt) / 2)).norm();
+    const double v_error = (v - (v0 + g * t)).norm();
+    EXPECT_LT(x_error, 1e-12) << "position " << x.transpose();
+    EXPECT_LT(v_error, 1e-12) << "velocity " << v.transpose();
+    // Energy and momenta follow from the same state: m = rho 4/3 pi r^3.
+    const double m = 1000 * 4.0 / 3.0 * std::numbers::pi * 0.001;
+    EXPECT_NEAR(r["energy"]["kinetic"].get<double>(), 0.5 * m * v.squaredNorm(), 1e-12);
+    EXPECT_NEAR(r["energy"]["potential"].get<double>(), m * 9.81 * x.z(), 1e-12);
+    EXPECT_LT((vec(r["momentum"]) - m * v).norm(), 1e-12);
+    EXPECT_LT((vec(r["angular_momentum"]) - x.cross(m * v)).norm(), 1e-12);
+}
+
+TEST(SceneRun, ResultDocumentLayout) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"name": "layout", "dt": 0.1, "duration": 0.3,
+        "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}},
+                   {"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}, "position": [0, 0, -10]}]})");
+    const json r = run_ok(dir, {"s.json", "--out", "r.json"});
+    // nlohmann::json sorts keys; the order in the file is checked on the text.
+    const std::string text = read_file(dir / "r.json");
+    std::size_t last = 0;
+    for (const char* key :
+         {"\"simpulse\"", "\"scene\"", "\"steps\"", "\"time\"", "\"wall_s\"", "\"events\"", "\"bodies\"",
+          "\"energy\"", "\"momentum\"", "\"angular_momentum\"", "\"max_joint_error\"", "\"solver\""}) {
+        const std::size_t at = text.find(key);
+        ASSERT_NE(at, std::string::npos) << key;
+        EXPECT_GT(at, last) << key << " out of order in\n" << text;
+        last = at;
+    }
+    EXPECT_EQ(r.size(), 12u) << r;
+    EXPECT_EQ(r["simpulse"], 1);
+    EXPECT_EQ(r["scene"], "layout");
+    EXPECT_EQ(r["steps"], 3);
+    EXPECT_TRUE(r["wall_s"].is_number());
+    EXPECT_EQ(r["events"], json::array());
+    ASSERT_EQ(r["bodies"].size(), 2u);
+    EXPECT_EQ(r["bodies"][1]["name"], "floor");
+    EXPECT_EQ(r["bodies"][1]["position"], json::parse("[0.0, 0.0, -10.0]"));
+    EXPECT_EQ(r["bodies"][1]["orientation"], json::parse(R"({"w": 1.0, "x": 0.0, "y": 0.0, "z": 0.0})"));
+    EXPECT_EQ(r["solver"]["mode"], "exact");
+    EXPECT_EQ(r["max_joint_error"], 0.0);
+    EXPECT_FALSE(r.contains("error"));
+}
+
+TEST(SceneRun, InitialStateRoundTrips) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"gravity": [0, 0, 0], "dt": 0.01, "duration": 0.01, "bodies": [
+        {"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0.1, -2.5, 3e-3],
+         "orientation": {"w": 0.6, "x": 0, "y": 0, "z": 0.8}, "velocity": [1.5, 0, -0.25], "angular_velocity": [0, 2, 0]},
+        {"name": "brick", "shape": {"type": "box", "size": [0.2, 0.1, 0.05]}, "position": [7, 8, 9],
+         "orientation": {"axis": [1, 2, 3], "angle_deg": 40}, "velocity": [0, 0, 1e-3], "angular_velocity": [-1, 0.5, 3]},
+        {"name": "wall", "static": true, "shape": {"type": "box", "size": [1, 1, 1]}, "position": [-4, 0, 0],
+         "orientation": {"axis": [0, 0, 1], "angle_deg": 45}}]})");
+    const CliResult r = run_cli({"run", "s.json", "--trajectory", "t.jsonl"}, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> lines = read_lines(dir / "t.jsonl");
+    ASSERT_EQ(lines.size(), 2u);
+    const json first = json::parse(lines[0]);
+    EXPECT_EQ(first["t"], 0.0);
+    const Result<SceneDesc> scene = load_scene((dir / "s.json").string());
+    ASSERT_TRUE(scene.ok());
+    ASSERT_EQ(first["bodies"].size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const SceneBody& b = scene.value().bodies[i];
+        const json& out = first["bodies"][i];
+        EXPECT_EQ(out["name"], b.name);
+        // Position: the body frame is stored as the centre of mass and converted back; these shapes have it
+        // at the origin, so the value is exact.
+        EXPECT_EQ(vec(out["position"]), b.desc.pose.position) << b.name;
+        const Quat q = b.desc.pose.orientation;
+        EXPECT_EQ(out["orientation"], (json{{"w", q.w()}, {"x", q.x()}, {"y", q.y()}, {"z", q.z()}}))
+            << b.name;
+        EXPECT_EQ(vec(out["velocity"]), b.desc.velocity) << b.name;
+        EXPECT_EQ(vec(out["angular_velocity"]), b.desc.angular_velocity) << b.name;
+    }
+    EXPECT_EQ(first["bodies"][0]["orientation"], json::parse(R"({"w": 0.6, "x": 0.0, "y": 0.0, "z": 0.8})"));
+}
+
+std::vector<double> trajectory_times(const std::filesystem::path& file) {
+    std::vector<double> times;
+    for (const std::string& line : read_lines(file)) times.push_back(json::parse(line)["t"].get<double>());
+    return times;
+}
+
+TEST(SceneRun, TrajectoryEveryStepByDefault) {
+    const auto dir = test_dir();
+    write_file(
+        dir / "s.json",
+        R"({"dt": 0.01, "duration": 0.5, "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}]})");
+    ASSERT_EQ(run_cli({"run", "s.json", "--trajectory", "t.jsonl"}, dir).exit_code, 0);
+    const std::vector<double> t = trajectory_times(dir / "t.jsonl");
+    ASSERT_EQ(t.size(), 51u);
+    for (std::size_t n = 0; n < t.size(); ++n)
+        EXPECT_NEAR(t[n], 0.01 * static_cast<double>(n), 1e-15) << "line " << n;
+}
+
+TEST(SceneRun, TrajectorySampleEvery) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"dt": 0.01, "duration": 1, "sample_every": 0.1,
+                                   "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}]})");
+    ASSERT_EQ(run_cli({"run", "s.json", "--trajectory", "t.jsonl"}, dir).exit_code, 0);
+    const std::vector<double> t = trajectory_times(dir / "t.jsonl");
+    ASSERT_EQ(t.size(), 11u);
+    for (std::size_t k = 0; k < t.size(); ++k)
+        EXPECT_NEAR(t[k], 0.1 * static_cast<double>(k), 1e-12) << "line " << k;
+
+    // An interval that is not a multiple of dt: the first step at or past each multiple, 0.025 k.
+    ASSERT_EQ(run_cli({"run", "s.json", "--trajectory", "t.jsonl", "--set", "/sample_every=0.025",
+                       "--duration", "0.1"},
+                      dir)
+                  .exit_code,
+              0);
+    const std::vector<double> u = trajectory_times(dir / "t.jsonl");
+    const std::vector<double> expected = {0, 0.03, 0.05, 0.08, 0.1};
+    ASSERT_EQ(u.size(), expected.size());
+    for (std::size_t k = 0; k < u.size(); ++k) EXPECT_NEAR(u[k], expected[k], 1e-12) << "line " << k;
+
+    // Longer than the run: the initial state only. Shorter than dt: every step.
+    ASSERT_EQ(
+        run_cli({"run", "s.json", "--trajectory", "t.jsonl", "--set", "/sample_every=5"}, dir).exit_code, 0);
+    EXPECT_EQ(trajectory_times(dir / "t.jsonl").size(), 1u);
+    ASSERT_EQ(
+        run_cli({"run", "s.json", "--trajectory", "t.jsonl", "--set", "/sample_every=0.001"}, dir).exit_code,
+        0);
+    EXPECT_EQ(trajectory_times(dir / "t.jsonl").size(), 101u);
+}
+
+TEST(SceneRun, DtAndDurationFlagsOverrideTheScene) {
+    const auto dir = test_dir();
+    write_file(
+        dir / "s.json",
+        R"({"dt": 0.01, "duration": 1, "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}]})");
+    const json r = run_ok(dir, {"s.json", "--out", "r.json", "--dt", "0.05", "--duration", "0.5"});
+    EXPECT_EQ(r["steps"], 10);
+    EXPECT_NEAR(r["time"].get<double>(), 0.5, 1e-15);
+}
+
+// A ball starting in contact with the floor, thrown up: contact_begin in the first step (it overlaps),
+// contact_end when it has left, contact_begin again when it lands (restitution 0), in time order, named in
+// scene order (a before b), at the end time of a step.
+TEST(SceneRun, ContactEvents) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"dt": 0.005, "duration": 1.0,
+        "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.099], "velocity": [0, 0, 2]},
+                   {"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}}]})");
+    const json r = run_ok(dir, {"s.json", "--out", "r.json"});
+    const json& events = r["events"];
+    ASSERT_EQ(events.size(), 3u) << events;
+    const char* types[] = {"contact_begin", "contact_end", "contact_begin"};
+    double previous = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const json& e = events[i];
+        EXPECT_EQ(e.size(), 4u) << e;
+        EXPECT_EQ(e["type"], types[i]) << e;
+        EXPECT_EQ(e["a"], "ball") << e;
+        EXPECT_EQ(e["b"], "floor") << e;
+        const double t = e["t"].get<double>();
+        EXPECT_GT(t, previous) << e;
+        const double steps = t / 0.005;
+        EXPECT_NEAR(steps, std::round(steps), 1e-9) << "not the end of a step: " << e;
+        previous = t;
+    }
+    EXPECT_EQ(events[0]["t"], 0.005);
+    // It leaves within the first steps (2 m/s clears the 1 mm overlap in one step of 10 mm) and lands after a
+    // flight of 2 v / g = 0.408 s; the discrete flight and the landing step add at most a few steps.
+    EXPECT_LE(events[1]["t"].get<double>(), 0.015) << events[1];
+    EXPECT_NEAR(events[2]["t"].get<double>(), 2 * 2 / 9.81, 3 * 0.005) << events[2];
+    // The text: {"t":...,"type":...,"a":...,"b":...} in this key order, one event per line.
+    const std::string text = read_file(dir / "r.json");
+    EXPECT_NE(text.find("\n    {\"t\":0.005,\"type\":\"contact_begin\",\"a\":\"ball\",\"b\":\"floor\"},\n"),
+              std::string::npos)
+        << text;
+}
+
+TEST(SceneRun, EventNamesFollowSceneOrder) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"dt": 0.005, "duration": 0.6,
+        "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
+                   {"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 1.1]}]})");
+    const json r = run_ok(dir, {"s.json", "--out", "r.json"});
+    ASSERT_EQ(r["events"].size(), 1u) << r["events"];
+    EXPECT_EQ(r["events"][0]["type"], "contact_begin");
+    EXPECT_EQ(r["events"][0]["a"], "floor");
+    EXPECT_EQ(r["events"][0]["b"], "ball");
+}
+
+// Everything but wall_s, as text.
+std::string without_wall_time(const std::string& text) {
+    return std::regex_replace(text, std::regex("\"wall_s\": [^,]*,"), "\"wall_s\": X,");
+}
+
+TEST(SceneRun, SameSceneTwiceGivesIdenticalBytes) {
+    const auto dir = test_dir();
+    // Contacts (a stack on a floor, a tumbling capsule), springs and a joint all in one scene.
+    write_file(dir / "s.json", R"({"dt": 0.004, "duration": 1,
+        "materials": {"rubber": {"friction": 0.9, "restitution": 0.4}},
+        "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
+                   {"name": "crate", "shape": {"type": "box", "size": [0.4, 0.4, 0.4]}, "position": [0, 0, 0.25],
+                    "array": {"count": 3, "offset": [0.05, 0.02, 0.45]}},
+                   {"name": "pill", "material": "rubber", "shape": {"type": "capsule", "radius": 0.1, "length": 0.4},
+                    "position": [1, 0, 0.5], "orientation": {"axis": [1, 0, 0], "angle_deg": 70}, "angular_velocity": [0, 3, 1]},
+                   {"name": "bob", "shape": {"type": "sphere", "radius": 0.1}, "position": [-1, 0, 1]},
+                   {"name": "link", "shape": {"type": "box", "size": [0.1, 0.1, 0.3]}, "position": [-1, 0, 0.7]}],
+        "springs": [{"bodies": ["world", "bob"], "anchors": [[-1, 0, 2], [-1, 0, 1]], "stiffness": 200, "damping": 1}],
+        "joints": [{"type": "ball", "bodies": ["bob", "link"], "anchor": [-1, 0, 0.88]}]})");
+    for (const char* name : {"r1", "r2"}) {
+        const CliResult r = run_cli({"run", "s.json", "--out", std::string(name) + ".json", "--trajectory",
+                                     std::string(name) + ".jsonl"},
+                                    dir);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const std::string a = read_file(dir / "r1.json"), b = read_file(dir / "r2.json");
+    EXPECT_EQ(without_wall_time(a), without_wall_time(b));
+    EXPECT_NE(without_wall_time(a), a);  // the wall time was really masked
+    EXPECT_EQ(read_file(dir / "r1.jsonl"), read_file(dir / "r2.jsonl"));
+    // The run had contacts: this is not a determinism check of free flight only.
+    const json r = json::parse(a);
+    EXPECT_GE(r["events"].size(), 4u) << r["events"];
+    EXPECT_GT(r["solver"]["max_rows"].get<int>(), 0);
+    EXPECT_GT(r["max_joint_error"].get<double>(), 0.0);
+}
+
+// A stiff spring stepped far beyond the stability limit of semi-implicit Euler (dt > 2 / omega): the
+// amplitude grows by about (omega dt)^2 per step until it overflows.
+TEST(SceneRun, NonFiniteStateStopsWithExitOne) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"name": "blowup", "duration": 10,
+        "bodies": [{"name": "wall", "static": true, "shape": {"type": "box", "size": [0.1, 0.1, 0.1]}, "position": [-5, 0, 0]},
+                   {"name": "bob", "shape": {"type": "sphere", "radius": 0.1}}],
+        "springs": [{"bodies": ["world", "bob"], "anchors": [[0, 0, 1], [0, 0, 0]], "stiffness": 10}]})");
+    const CliResult r = run_cli({"run", "s.json", "--out", "r.json", "--trajectory", "t.jsonl", "--dt", "0.1",
+                                 "--set", "/springs/0/stiffness=1e12"},
+                                dir);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        r.err, m,
+        std::regex(R"(^s\.json: body "bob" became non-finite at step (\d+) \(t = ([0-9.e+-]+) s\)\n)")))
+        << r.err;
+    const int step = std::stoi(m[1]);
+    // omega dt = sqrt(1e12 / 4.19) * 0.1 ~ 5e4: about 1e9 per step from a first displacement g dt^2 ~ 0.1 m
+    // reaches the double range (1e308) after 30-odd steps.
+    EXPECT_GT(step, 10);
+    EXPECT_LT(step, 100);
+    const json out = json::parse(read_file(dir / "r.json"));
+    EXPECT_EQ(out["steps"], step);
+    ASSERT_TRUE(out.contains("error")) << out;
+    EXPECT_EQ(out["error"]["body"], "bob");
+    EXPECT_EQ(out["error"]["step"], step);
+    EXPECT_EQ("s.json: " + out["error"]["message"].get<std::string>() + "\n",
+              r.err.substr(0, r.err.find('\n') + 1));
+    // The state really is non-finite (written as null) for bob; the static wall is where it was.
+    const json& bob = out["bodies"][1];
+    bool has_null = false;
+    for (const char* key : {"position", "velocity"})
+        for (const json& x : bob[key]) has_null |= x.is_null();
+    EXPECT_TRUE(has_null) << bob;
+    EXPECT_EQ(out["bodies"][0]["position"], json::parse("[-5.0, 0.0, 0.0]"));
+    // The trajectory holds the initial state and every finite step before the failure.
+    EXPECT_EQ(read_lines(dir / "t.jsonl").size(), static_cast<std::size_t>(step));
+}
+
+TEST(SceneRun, LogLevels) {
+    const auto dir = test_dir();
+    write_file(
+        dir / "s.json",
+        R"({"dt": 0.1, "duration": 0.2, "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}]})");
+    const CliResult normal = run_cli({"run", "s.json"}, dir);
+    EXPECT_EQ(normal.exit_code, 0);
+    EXPECT_TRUE(std::regex_match(
+        normal.err, std::regex(R"(s\.json: 2 steps, 0\.2 s simulated in [0-9.e+-]+ s wall time\n)")))
+        << normal.err;
+    EXPECT_EQ(normal.out, "");
+    const CliResult quiet = run_cli({"run", "s.json", "--quiet"}, dir);
+    EXPECT_EQ(quiet.exit_code, 0);
+    EXPECT_EQ(quiet.err, "");
+    const CliResult verbose = run_cli({"run", "s.json", "--verbose"}, dir);
+    EXPECT_EQ(verbose.exit_code, 0);
+    EXPECT_NE(verbose.err.find("body \"a\": dynamic sphere, position (0, 0, 0)"), std::string::npos)
+        << verbose.err;
+    EXPECT_NE(verbose.err.find("step 1 t=0.1: islands 0 rows 0"), std::string::npos) << verbose.err;
+    EXPECT_NE(verbose.err.find("step 2 t=0.2: islands 0 rows 0"), std::string::npos) << verbose.err;
+}
+
+}  // namespace
+}  // namespace simpulse::test
