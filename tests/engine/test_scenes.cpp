@@ -1,0 +1,123 @@
+// The scenes shipped in scenes/: each validates and runs through the `simpulse` executable, and shows what
+// its description claims: the projectile follows the discrete parabola, the T-handle flips about its
+// intermediate axis while its angular momentum stays put, the damped spring chain loses energy and hangs
+// below its anchor.
+#include <simpulse/run.h>
+
+#include "engine_test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+
+namespace simpulse::test {
+namespace {
+
+using nlohmann::json;
+
+Vec3 vec(const json& j) {
+    return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()};
+}
+Quat quat(const json& j) {
+    return {j.at("w").get<double>(), j.at("x").get<double>(), j.at("y").get<double>(),
+            j.at("z").get<double>()};
+}
+
+json run_scene_file(const std::string& name, const std::filesystem::path& dir) {
+    const CliResult r = run_cli(
+        {"run", repo_path("scenes/" + name), "--out", "r.json", "--trajectory", "t.jsonl", "--quiet"}, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    return json::parse(read_file(dir / "r.json"));
+}
+
+TEST(Scenes, AllValidate) {
+    const auto dir = test_dir();
+    for (const char* name : {"projectile.json", "spinning_t_handle.json", "spring_chain.json"}) {
+        const CliResult r = run_cli({"validate", repo_path(std::string("scenes/") + name)}, dir);
+        EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+        EXPECT_NE(r.out.find(": valid: scene"), std::string::npos) << r.out;
+    }
+}
+
+TEST(Scenes, Projectile) {
+    const auto dir = test_dir();
+    const json r = run_scene_file("projectile.json", dir);
+    const SceneDesc scene = load_scene(repo_path("scenes/projectile.json")).value();
+    const BodyDesc& ball = scene.bodies.at(0).desc;
+    const double dt = scene.dt, t = r["time"].get<double>();
+    EXPECT_EQ(r["steps"], step_count(scene.duration, dt));
+    const Vec3 g = scene.settings.gravity;
+    const Vec3 expected = ball.pose.position + ball.velocity * t + g * t * (t + dt) / 2;
+    // 480 steps, each rounding |x| < 25 once: below 480 * 2^-52 * 25 ~ 3e-12.
+    EXPECT_LT((vec(r["bodies"][0]["position"]) - expected).norm(), 1e-11) << r["bodies"][0];
+    // sample_every 0.05 s over 2 s: the initial state and 40 samples.
+    EXPECT_EQ(read_lines(dir / "t.jsonl").size(), 41u);
+}
+
+TEST(Scenes, THandleIntermediateAxis) {
+    // The scene spins about body x, claimed to be the intermediate principal axis (inertia diagonal in body
+    // axes).
+    const SceneDesc scene = load_scene(repo_path("scenes/spinning_t_handle.json")).value();
+    Result<SceneWorld> built = build_world(scene);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const Mat3 inertia = built.value().world.info(built.value().bodies[0]).value().inertia;
+    const double off_diagonal = (inertia - Mat3(inertia.diagonal().asDiagonal())).norm();
+    EXPECT_LT(off_diagonal, 1e-12 * inertia.norm()) << inertia;
+    EXPECT_LT(inertia(1, 1), inertia(0, 0)) << inertia;
+    EXPECT_LT(inertia(0, 0), inertia(2, 2)) << inertia;
+}
+
+TEST(Scenes, THandleFlips) {
+    const auto dir = test_dir();
+    const json r = run_scene_file("spinning_t_handle.json", dir);
+    const std::vector<std::string> lines = read_lines(dir / "t.jsonl");
+    ASSERT_GT(lines.size(), 100u);
+    // Direction of the angular momentum, fixed in space: the initial spin is almost along world x.
+    const Vec3 l_final = vec(r["angular_momentum"]);
+    const Vec3 axis = l_final.normalized();
+    double min_alignment = 1, first_alignment = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const json sample = json::parse(lines[i]);
+        const Vec3 body_x = quat(sample["bodies"][0]["orientation"]) * Vec3::UnitX();
+        const double alignment = body_x.dot(axis);
+        if (i == 0) first_alignment = alignment;
+        min_alignment = std::min(min_alignment, alignment);
+    }
+    EXPECT_GT(first_alignment, 0.999);
+    // The flip: the handle's x axis turns around to point against the angular momentum.
+    EXPECT_LT(min_alignment, -0.95);
+    // Torque-free: the angular momentum is conserved (the dynamics' implicit gyroscopic step; 1e-9 relative).
+    const SceneDesc scene = load_scene(repo_path("scenes/spinning_t_handle.json")).value();
+    Result<SceneWorld> built = build_world(scene);
+    ASSERT_TRUE(built.ok());
+    const Vec3 l_initial = built.value().world.angular_momentum();
+    EXPECT_LT((l_final - l_initial).norm(), 1e-9 * l_initial.norm())
+        << "L0 " << l_initial.transpose() << " L " << l_final.transpose();
+}
+
+TEST(Scenes, SpringChainSettlesBelowItsAnchor) {
+    const auto dir = test_dir();
+    const json r = run_scene_file("spring_chain.json", dir);
+    const std::vector<std::string> lines = read_lines(dir / "t.jsonl");
+    const SceneDesc scene = load_scene(repo_path("scenes/spring_chain.json")).value();
+    Result<SceneWorld> built = build_world(scene);
+    ASSERT_TRUE(built.ok());
+    const Energy initial = built.value().world.energy();
+    const double final_energy = r["energy"]["kinetic"].get<double>() + r["energy"]["potential"].get<double>();
+    // Dampers only take energy out.
+    EXPECT_LT(final_energy, initial.kinetic + initial.potential);
+    ASSERT_EQ(r["bodies"].size(), 3u);
+    double previous_z = 3.0;  // the anchor
+    for (const json& b : r["bodies"]) {
+        const double z = b["position"][2].get<double>();
+        EXPECT_LT(z, previous_z) << b;
+        previous_z = z;
+    }
+}
+
+}  // namespace
+}  // namespace simpulse::test
