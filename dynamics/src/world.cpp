@@ -329,6 +329,7 @@ void DynamicsWorld::build_constraints() {
                 key ^= v + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
             }
             c.key = key;
+            c.patch = static_cast<std::uint32_t>(&bm - body_manifolds_.data());
             contacts_.push_back(c);
         }
     }

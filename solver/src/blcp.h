@@ -34,6 +34,8 @@ struct BlcpWorkspace {
     Eigen::SparseMatrix<double> sparse_a, sparse_k;
     std::vector<std::vector<std::uint32_t>> rows_of_body;
     std::vector<std::uint32_t> touched_bodies;
+    std::vector<Vec3> linear_velocity;  // iterative solver: contiguous copies of the body velocities
+    std::vector<Vec3> angular_velocity;
 };
 
 // Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to
@@ -50,8 +52,8 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
 
 // Projected Gauss-Seidel sweeps over the rows, matrix-free: A is applied through the body velocities
 // (A lambda = J M^-1 J^T lambda), which is the same system without forming it.
-BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, int max_iterations,
-                                double tolerance);
+BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                                int max_iterations, double tolerance);
 
 // Largest complementarity violation of the rows given their current impulses and post-impulse velocities w.
 double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w);
@@ -66,7 +68,7 @@ inline Bounds row_bounds(const Row& r, std::span<const Row> rows) {
     constexpr double inf = std::numeric_limits<double>::infinity();
     if (r.kind == RowKind::normal) return {0.0, inf};
     if (r.kind == RowKind::friction) {
-        const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
+        const double bound = r.mu * patch_normal_impulse(r, rows);
         return {-bound, bound};
     }
     return {-inf, inf};

@@ -136,67 +136,72 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         if (r.kind == RowKind::normal) ws.status[i] = r.lambda > 0 ? 0 : -1;
-        if (r.kind == RowKind::friction) {
-            const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
-            if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
-                ws.status[i] = 1;
-            else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
-                ws.status[i] = -1;
-        }
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        if (r.kind != RowKind::friction) continue;
+        const double bound = r.mu * patch_normal_impulse(r, rows);
+        if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
+            ws.status[i] = 1;
+        else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
+            ws.status[i] = -1;
     }
 
     Eigen::VectorXd lambda(n);
     for (int iteration = 1; iteration <= max_iterations; ++iteration) {
         result.iterations = iteration;
-        // Unknowns: the free rows. Bounded normal rows are 0; bounded friction rows are s mu lambda_normal
-        // when their normal row is free, else 0.
+        // Unknowns: the free rows. Normal rows at their bound carry 0. A friction row at its bound carries
+        // s mu (sum of its patch's free normal impulses); a friction row whose patch has no free normal
+        // carries 0.
+        auto active_normal = [&](std::size_t friction, std::int32_t k) {
+            return ws.status[static_cast<std::size_t>(rows[friction].normal + k)] == 0;
+        };
+        auto inactive_friction = [&](std::size_t i) {
+            if (rows[i].kind != RowKind::friction) return false;
+            for (std::int32_t k = 0; k < rows[i].normal_count; ++k)
+                if (active_normal(i, k)) return false;
+            return true;
+        };
         ws.column.assign(rows.size(), -1);
         ws.free_rows.clear();
-        for (std::size_t i = 0; i < rows.size(); ++i)
-            if (ws.status[i] == 0) {
+        bool symmetric = true;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const bool inactive = inactive_friction(i);
+            if (ws.status[i] == 0 && !inactive) {
                 ws.column[i] = static_cast<std::int32_t>(ws.free_rows.size());
                 ws.free_rows.push_back(static_cast<std::int32_t>(i));
             }
+            if (ws.status[i] != 0 && rows[i].kind == RowKind::friction && !inactive) symmetric = false;
+        }
         const auto m = static_cast<Eigen::Index>(ws.free_rows.size());
-        // Column that row j's impulse feeds, and its factor.
-        auto feeds = [&](std::size_t j, std::int32_t& col, double& factor) {
-            col = -1;
-            factor = 0;
+        // Calls add(column, factor) for each unknown that row j's impulse depends on.
+        auto for_each_feed = [&](std::size_t j, auto&& add) {
+            if (inactive_friction(j)) return;
             if (ws.status[j] == 0) {
-                col = ws.column[j];
-                factor = 1;
+                add(ws.column[j], 1.0);
             } else if (rows[j].kind == RowKind::friction) {
-                const auto normal = static_cast<std::size_t>(rows[j].normal);
-                if (ws.status[normal] == 0) {
-                    col = ws.column[normal];
-                    factor = ws.status[j] * rows[j].mu;
-                }
+                for (std::int32_t k = 0; k < rows[j].normal_count; ++k)
+                    if (active_normal(j, k))
+                        add(ws.column[static_cast<std::size_t>(rows[j].normal + k)],
+                            ws.status[j] * rows[j].mu);
             }
         };
-        bool symmetric = true;
-        for (std::size_t j = 0; j < rows.size(); ++j)
-            if (ws.status[j] != 0 && rows[j].kind == RowKind::friction &&
-                ws.status[static_cast<std::size_t>(rows[j].normal)] == 0)
-                symmetric = false;
 
         ws.rhs.resize(m);
         for (Eigen::Index c = 0; c < m; ++c) {
-            const Row& r = rows[static_cast<std::size_t>(ws.free_rows[static_cast<std::size_t>(c)])];
-            ws.rhs[c] = r.target - ws.q[ws.free_rows[static_cast<std::size_t>(c)]];
+            const auto i = ws.free_rows[static_cast<std::size_t>(c)];
+            ws.rhs[c] = rows[static_cast<std::size_t>(i)].target - ws.q[i];
         }
         const double eps = regularization(max_diagonal);
         if (m > 0) {
             if (dense) {
                 ws.reduced.setZero(m, m);
-                for (std::size_t j = 0; j < rows.size(); ++j) {
-                    std::int32_t col;
-                    double factor;
-                    feeds(j, col, factor);
-                    if (col < 0) continue;
-                    for (Eigen::Index c = 0; c < m; ++c)
-                        ws.reduced(c, col) += factor * ws.dense(ws.free_rows[static_cast<std::size_t>(c)],
-                                                                static_cast<Eigen::Index>(j));
-                }
+                for (std::size_t j = 0; j < rows.size(); ++j)
+                    for_each_feed(j, [&](std::int32_t col, double factor) {
+                        for (Eigen::Index c = 0; c < m; ++c)
+                            ws.reduced(c, col) += factor * ws.dense(ws.free_rows[static_cast<std::size_t>(c)],
+                                                                    static_cast<Eigen::Index>(j));
+                    });
                 Eigen::MatrixXd regularized = ws.reduced;
                 regularized.diagonal().array() += eps;
                 if (symmetric) {
@@ -208,24 +213,21 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
                 }
             } else {
                 ws.triplets.clear();
-                for (Eigen::Index j = 0; j < n; ++j) {
-                    std::int32_t col;
-                    double factor;
-                    feeds(static_cast<std::size_t>(j), col, factor);
-                    if (col < 0) continue;
-                    for (Eigen::SparseMatrix<double>::InnerIterator it(ws.sparse_a, j); it; ++it) {
-                        const std::int32_t row = ws.column[static_cast<std::size_t>(it.row())];
-                        if (ws.status[static_cast<std::size_t>(it.row())] == 0)
-                            ws.triplets.emplace_back(row, col, factor * it.value());
-                    }
-                }
+                for (Eigen::Index j = 0; j < n; ++j)
+                    for_each_feed(static_cast<std::size_t>(j), [&](std::int32_t col, double factor) {
+                        for (Eigen::SparseMatrix<double>::InnerIterator it(ws.sparse_a, j); it; ++it) {
+                            const std::int32_t row = ws.column[static_cast<std::size_t>(it.row())];
+                            if (row >= 0) ws.triplets.emplace_back(row, col, factor * it.value());
+                        }
+                    });
+                for (Eigen::Index c = 0; c < m; ++c)
+                    ws.triplets.emplace_back(c, c, 0.0);  // keep the diagonal
                 ws.sparse_k.resize(m, m);
                 ws.sparse_k.setFromTriplets(ws.triplets.begin(), ws.triplets.end());
                 Eigen::SparseMatrix<double> regularized = ws.sparse_k;
                 for (Eigen::Index c = 0; c < m; ++c) regularized.coeffRef(c, c) += eps;
-                regularized.makeCompressed();
                 if (symmetric) {
-                    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
+                    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
                     regularized_solve(factor, ws.sparse_k, ws.rhs, ws.x);
                 } else {
                     Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> factor;
@@ -234,18 +236,21 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
                 }
             }
         }
-        // Impulses of all rows from the free unknowns.
+        // Impulses of all rows from the unknowns.
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            std::int32_t col;
-            double factor;
-            feeds(i, col, factor);
-            lambda[static_cast<Eigen::Index>(i)] = col < 0 ? 0.0 : factor * ws.x[col];
+            double value = 0;
+            for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws.x[col]; });
+            lambda[static_cast<Eigen::Index>(i)] = value;
         }
         for (std::size_t i = 0; i < rows.size(); ++i) rows[i].lambda = lambda[static_cast<Eigen::Index>(i)];
         multiply_a(lambda, ws.w);
         ws.w += ws.q;
 
-        // Correct the active set.
+        // Correct the active set. Tolerances are relative to the island's impulses, so round-off in a
+        // redundant (singular) system does not flip statuses back and forth.
+        double lambda_scale = 1e-300;
+        for (const Row& r : rows)
+            if (r.kind != RowKind::friction) lambda_scale = std::max(lambda_scale, std::abs(r.lambda));
         ws.new_status = ws.status;
         int changes = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -253,14 +258,17 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
             const double v = ws.w[static_cast<Eigen::Index>(i)] - r.target;
             std::int8_t& s = ws.new_status[i];
             if (r.kind == RowKind::normal) {
-                const double lambda_tolerance = 1e-12 * (1 + std::abs(r.lambda));
-                if (s == 0 && r.lambda < -lambda_tolerance)
+                if (s == 0 && r.lambda < -1e-10 * lambda_scale)
                     s = -1;
                 else if (s == -1 && v < -velocity_tolerance)
                     s = 0;
             } else if (r.kind == RowKind::friction) {
-                const double bound = r.mu * std::max(0.0, rows[static_cast<std::size_t>(r.normal)].lambda);
-                const double lambda_tolerance = 1e-12 * (1 + bound);
+                if (inactive_friction(i)) {
+                    s = 0;  // starts free when its patch becomes active; not a change of the active set
+                    continue;
+                }
+                const double bound = r.mu * patch_normal_impulse(r, rows);
+                const double lambda_tolerance = 1e-10 * r.mu * lambda_scale;
                 if (s == 0 && r.lambda > bound + lambda_tolerance)
                     s = 1;
                 else if (s == 0 && r.lambda < -bound - lambda_tolerance)
@@ -284,22 +292,27 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
         const Eigen::MatrixXd a = ws.dense;
         const Eigen::VectorXd q = ws.q;
-        for (Row& r : rows) r.lambda = std::max(r.kind == RowKind::normal ? 0.0 : -1e300, r.lambda);
+        for (Row& r : rows)
+            if (r.kind == RowKind::normal) r.lambda = std::max(0.0, r.lambda);
         BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, a, q, 20);
         qp.iterations += result.iterations;
         qp.pivots += result.pivots;
         return qp;
     }
-    // Project onto the bounds (round-off) and apply.
+    // Project onto the bounds (round-off; normals first since friction bounds follow them) and apply.
+    for (Row& r : rows)
+        if (r.kind != RowKind::friction) {
+            const auto [lo, hi] = row_bounds(r, rows);
+            r.lambda = std::clamp(r.lambda, lo, hi);
+        }
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto [lo, hi] = row_bounds(rows[i], rows);
-        if (rows[i].kind != RowKind::friction) rows[i].lambda = std::clamp(rows[i].lambda, lo, hi);
-    }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto [lo, hi] = row_bounds(rows[i], rows);
-        if (rows[i].kind == RowKind::friction) rows[i].lambda = std::clamp(rows[i].lambda, lo, hi);
-        lambda[static_cast<Eigen::Index>(i)] = rows[i].lambda;
-        apply_row_impulse(rows[i], rows[i].lambda, bodies);
+        Row& r = rows[i];
+        if (r.kind == RowKind::friction) {
+            const auto [lo, hi] = row_bounds(r, rows);
+            r.lambda = std::clamp(r.lambda, lo, hi);
+        }
+        lambda[static_cast<Eigen::Index>(i)] = r.lambda;
+        apply_row_impulse(r, r.lambda, bodies);
     }
     multiply_a(lambda, ws.w);
     ws.w += ws.q;

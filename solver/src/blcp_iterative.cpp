@@ -8,32 +8,60 @@
 #include <cmath>
 
 namespace simpulse::detail {
+namespace {
 
-BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, int max_iterations,
-                                double tolerance) {
+// The sweep reads and writes contiguous copies of the velocities (not the whole SolverBody records).
+double velocity_of(const Row& r, const BlcpWorkspace& ws) {
+    double w = -r.target;
+    if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);
+    if (r.b != kNoBody) w += r.dir.dot(ws.linear_velocity[r.b]) + r.ang_b.dot(ws.angular_velocity[r.b]);
+    return w;
+}
+
+void apply(const Row& r, double impulse, BlcpWorkspace& ws) {
+    if (r.a != kNoBody) {
+        ws.linear_velocity[r.a] -= (r.inv_mass_a * impulse) * r.dir;
+        ws.angular_velocity[r.a] += impulse * r.inv_ang_a;
+    }
+    if (r.b != kNoBody) {
+        ws.linear_velocity[r.b] += (r.inv_mass_b * impulse) * r.dir;
+        ws.angular_velocity[r.b] += impulse * r.inv_ang_b;
+    }
+}
+
+}  // namespace
+
+BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                                int max_iterations, double tolerance) {
     BlcpResult result;
+    ws.linear_velocity.resize(bodies.size());
+    ws.angular_velocity.resize(bodies.size());
+    for (const Row& r : rows)
+        for (std::uint32_t body : {r.a, r.b})
+            if (body != kNoBody) {
+                ws.linear_velocity[body] = bodies[body].velocity;
+                ws.angular_velocity[body] = bodies[body].angular_velocity;
+            }
     for (Row& r : rows) {
         const auto [lo, hi] = row_bounds(r, rows);
         r.lambda = std::clamp(r.lambda, lo, hi);
+        apply(r, r.lambda, ws);
     }
-    for (const Row& r : rows) apply_row_impulse(r, r.lambda, bodies);
 
     for (int sweep = 1; sweep <= max_iterations; ++sweep) {
         result.iterations = sweep;
+        // Convergence measure: the largest velocity correction a row needed in this sweep, |dlambda| A_ii. It
+        // is zero exactly when every row already satisfied its complementarity condition.
         double worst = 0;
         for (Row& r : rows) {
-            const double v = row_velocity(r, bodies) - r.target;
+            const double v = velocity_of(r, ws);
             const auto [lo, hi] = row_bounds(r, rows);
-            // The velocity violation this row has before its update is its share of the residual.
-            const double violation = r.lambda <= lo   ? std::max(0.0, -v)
-                                     : r.lambda >= hi ? std::max(0.0, v)
-                                                      : std::abs(v);
-            if (lo < hi) worst = std::max(worst, violation);
             const double updated = std::clamp(r.lambda - v / r.diagonal, lo, hi);
             const double delta = updated - r.lambda;
             if (delta != 0) {
-                apply_row_impulse(r, delta, bodies);
+                apply(r, delta, ws);
                 r.lambda = updated;
+                worst = std::max(worst, std::abs(delta) * r.diagonal);
             }
         }
         result.residual = worst;
@@ -42,7 +70,13 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             break;
         }
     }
-    // The residual seen during the last sweep lags the final impulses; report the residual of the result.
+    for (const Row& r : rows)
+        for (std::uint32_t body : {r.a, r.b})
+            if (body != kNoBody) {
+                bodies[body].velocity = ws.linear_velocity[body];
+                bodies[body].angular_velocity = ws.angular_velocity[body];
+            }
+    // Report the complementarity residual of the result itself.
     double worst = 0;
     for (const Row& r : rows) {
         const double v = row_velocity(r, bodies) - r.target;

@@ -42,6 +42,14 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
         goal[k] = d > slop
                       ? d - std::min(settings.penetration_correction * (d - slop), settings.max_correction)
                       : slop;
+        if (k < contact_rows.size() && contact_rows[k].restitution_pull > 0) {
+            // Bounced inside the step: end where the true trajectory ends, (1 + e) gap closer than
+            // integrated.
+            const detail::ContactRows& cr = contact_rows[k];
+            const Vec3 pa = anchor(contacts[k].body_a, cr.local_a, contacts[k].point);
+            const Vec3 pb = anchor(contacts[k].body_b, cr.local_b, contacts[k].point);
+            goal[k] = d - contacts[k].normal.dot(pb - pa) + cr.restitution_pull;
+        }
     }
 
     stats.joint_error = 0;
@@ -56,10 +64,11 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
             const Vec3 pa = anchor(c.body_a, cr.local_a, c.point);
             const Vec3 pb = anchor(c.body_b, cr.local_b, c.point);
             const double depth = c.depth - c.normal.dot(pb - pa);
-            if (depth > goal[k] + 1e-12) contact_violated = true;
+            const bool pulled = cr.restitution_pull > 0;
+            if (depth > goal[k] + 1e-12 || (pulled && depth < goal[k] - 1e-12)) contact_violated = true;
             Row r;
             detail::make_row(r, bodies, c.body_a, c.body_b, pa, pb, c.normal);
-            r.kind = RowKind::normal;
+            r.kind = pulled ? RowKind::joint : RowKind::normal;  // a pulled contact is placed exactly
             r.source = static_cast<std::uint32_t>(k);
             r.target = depth - goal[k];  // separate by at least this much
             rows.push_back(r);
@@ -102,12 +111,14 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
                 direct
                     ? detail::solve_blcp_direct(island_rows, scratch_bodies, workspace,
                                                 settings.max_active_set_iterations, settings.dense_max_rows)
-                    : detail::solve_blcp_iterative(island_rows, scratch_bodies, settings.max_iterations,
+                    : detail::solve_blcp_iterative(island_rows, scratch_bodies, workspace,
+                                                   settings.max_iterations,
                                                    settings.iterative_tolerance * 1e-2);
             if (direct && !r.converged) {
                 for (const Row& row : island_rows)
                     detail::apply_row_impulse(row, -row.lambda, scratch_bodies);
-                detail::solve_blcp_iterative(island_rows, scratch_bodies, settings.max_iterations, 0);
+                detail::solve_blcp_iterative(island_rows, scratch_bodies, workspace, settings.max_iterations,
+                                             0);
             }
         }
         for (std::size_t i = 0; i < bodies.size(); ++i) {

@@ -36,6 +36,19 @@ void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std
     }
 }
 
+void make_twist_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b,
+                    const Vec3& normal) {
+    row.a = (a != kFixedFrame && a != kNoBody && movable(bodies[a])) ? a : kNoBody;
+    row.b = (b != kFixedFrame && b != kNoBody && movable(bodies[b])) ? b : kNoBody;
+    row.dir.setZero();  // no linear part: only the relative spin about the normal
+    row.inv_mass_a = row.inv_mass_b = 0;
+    row.ang_a = row.a != kNoBody ? Vec3(-normal) : Vec3(Vec3::Zero());
+    row.ang_b = row.b != kNoBody ? Vec3(normal) : Vec3(Vec3::Zero());
+    row.inv_ang_a = row.a != kNoBody ? Vec3(bodies[row.a].inverse_inertia * row.ang_a) : Vec3(Vec3::Zero());
+    row.inv_ang_b = row.b != kNoBody ? Vec3(bodies[row.b].inverse_inertia * row.ang_b) : Vec3(Vec3::Zero());
+    row.diagonal = row.ang_a.dot(row.inv_ang_a) + row.ang_b.dot(row.inv_ang_b);
+}
+
 double coupling(const Row& i, const Row& j) {
     double a = 0;
     if (i.a != kNoBody) {

@@ -2,11 +2,16 @@
 // relative velocity of two bodies along a direction d:
 //   w = J v = d . (v_b - v_a) + ang_a . w_a + ang_b . w_b
 // with ang_a = -(r_a x d), ang_b = r_b x d; an impulse lambda on the row changes the velocities by M^-1 J^T
-// lambda. A contact gives a normal row and (with friction) two tangent rows; a ball joint gives three rows.
+// lambda. Every contact point gives a normal row; with friction, each contact patch (the points of one
+// manifold) gives two tangent rows and, with two or more points, a torsional row at the patch centre, bounded
+// by mu times the patch's total normal impulse ("patch friction"): per-point friction rows would be redundant
+// (8 rows for 3 tangential degrees of freedom of a face contact) and make the simultaneous system degenerate.
+// A ball joint gives three rows.
 #pragma once
 
 #include <simpulse/solver/solver.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -27,11 +32,13 @@ struct Row {
     Vec3 inv_ang_b = Vec3::Zero();
     double inv_mass_a = 0;
     double inv_mass_b = 0;
-    double diagonal = 0;       // A_ii
-    double target = 0;         // desired w (speculative approach, joint drift in thesis mode)
-    double lambda = 0;         // accumulated impulse
-    double mu = 0;             // friction rows: coefficient
-    std::int32_t normal = -1;  // friction rows: index (within the island) of their contact's normal row
+    double diagonal = 0;  // A_ii
+    double target = 0;    // desired w (speculative approach, joint drift in thesis mode)
+    double lambda = 0;    // accumulated impulse
+    double mu = 0;        // friction rows: coefficient (torsional row: coefficient times patch radius)
+    std::int32_t normal =
+        -1;  // friction rows: first of their patch's normal rows (consecutive), island index
+    std::int32_t normal_count = 0;
     RowKind kind = RowKind::normal;
     std::uint32_t source = 0;  // contact or joint index
 };
@@ -58,6 +65,18 @@ inline void apply_row_impulse(const Row& r, double impulse, std::span<SolverBody
 // world points pa (on a) and pb (on b) along dir.
 void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b, const Vec3& pa,
               const Vec3& pb, const Vec3& dir);
+
+// Torsional friction row: relative angular velocity about the normal, w = n . (w_b - w_a).
+void make_twist_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b,
+                    const Vec3& normal);
+
+// Total normal impulse of a friction row's patch (negative impulses count as zero).
+inline double patch_normal_impulse(const Row& r, std::span<const Row> rows) {
+    double total = 0;
+    for (std::int32_t k = 0; k < r.normal_count; ++k)
+        total += std::max(0.0, rows[static_cast<std::size_t>(r.normal + k)].lambda);
+    return total;
+}
 
 // A_ij of two rows of the same island (zero unless they share a body).
 double coupling(const Row& i, const Row& j);

@@ -72,53 +72,86 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
     auto is_movable = [&](std::uint32_t i) {
         return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
     };
-    for (std::size_t k = 0; k < contacts.size(); ++k) {
-        const ContactConstraint& c = contacts[k];
-        if (!is_movable(c.body_a) && !is_movable(c.body_b)) continue;
-        detail::ContactRows& cr = contact_rows[k];
-        if (is_movable(c.body_a))
-            cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
-        if (is_movable(c.body_b))
-            cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
-        const detail::WarmStart* warm = settings.warm_start ? find_warm_start(c.key) : nullptr;
+    for (std::size_t first = 0; first < contacts.size();) {
+        // A patch: consecutive contacts of the same manifold (same patch id and bodies).
+        std::size_t last = first + 1;
+        const ContactConstraint& head = contacts[first];
+        while (head.patch != kNoPatch && last < contacts.size() && contacts[last].patch == head.patch &&
+               contacts[last].body_a == head.body_a && contacts[last].body_b == head.body_b)
+            ++last;
+        const std::size_t patch_begin = first;
+        first = last;
+        if (!is_movable(head.body_a) && !is_movable(head.body_b)) continue;
 
-        Row normal;
-        detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
-        normal.kind = RowKind::normal;
-        normal.source = static_cast<std::uint32_t>(k);
-        normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
-        normal.lambda = warm ? warm->normal : 0.0;
-        cr.normal = static_cast<std::int32_t>(rows.size());
-        rows.push_back(normal);
+        const auto first_normal = static_cast<std::int32_t>(rows.size());
+        Vec3 centre = Vec3::Zero();
+        for (std::size_t k = patch_begin; k < last; ++k) {
+            const ContactConstraint& c = contacts[k];
+            detail::ContactRows& cr = contact_rows[k];
+            if (is_movable(c.body_a))
+                cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
+            if (is_movable(c.body_b))
+                cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
+            const detail::WarmStart* warm = settings.warm_start ? find_warm_start(c.key) : nullptr;
+            Row normal;
+            detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
+            normal.kind = RowKind::normal;
+            normal.source = static_cast<std::uint32_t>(k);
+            normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
+            normal.lambda = warm ? warm->normal : 0.0;
+            cr.normal = static_cast<std::int32_t>(rows.size());
+            rows.push_back(normal);
+            centre += c.point;
+        }
+        const auto count = static_cast<std::int32_t>(last - patch_begin);
+        centre /= static_cast<double>(count);
+        if (!exact || head.friction <= 0) continue;
 
-        if (!exact || c.friction <= 0) continue;
-        // Tangent basis: along the sliding velocity when sliding (the pyramid is then exact for the sliding
-        // direction), else the previous step's basis so the warm-started friction impulse keeps its meaning.
+        // Tangent basis: along the sliding velocity at the patch centre when sliding (the pyramid is then
+        // exact for the sliding direction), else the previous step's basis so the warm-started impulse keeps
+        // its meaning.
+        const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
         auto point_velocity = [&](std::uint32_t i) {
             if (!is_movable(i)) return Vec3(Vec3::Zero());
-            return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(c.point - bodies[i].position));
+            return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(centre - bodies[i].position));
         };
-        Vec3 sliding = point_velocity(c.body_b) - point_velocity(c.body_a);
-        sliding -= sliding.dot(c.normal) * c.normal;
+        const Vec3& n = head.normal;
+        Vec3 sliding = point_velocity(head.body_b) - point_velocity(head.body_a);
+        sliding -= sliding.dot(n) * n;
         const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
         Vec3 t1, t2;
-        detail::tangent_basis(c.normal, preferred, t1, t2);
+        detail::tangent_basis(n, preferred, t1, t2);
         Vec3 warm_friction = Vec3::Zero();
         if (warm) {
             Vec3 w1, w2;
-            detail::tangent_basis(c.normal, warm->t1, w1, w2);
+            detail::tangent_basis(n, warm->t1, w1, w2);
             warm_friction = warm->tangent1 * w1 + warm->tangent2 * w2;
         }
+        detail::ContactRows& cr = contact_rows[patch_begin];
         cr.tangent = static_cast<std::int32_t>(rows.size());
+        auto add_friction = [&](Row f, double mu, double warm_lambda) {
+            f.kind = RowKind::friction;
+            f.mu = mu;
+            f.normal = first_normal;
+            f.normal_count = count;
+            f.source = static_cast<std::uint32_t>(patch_begin);
+            f.lambda = warm_lambda;
+            rows.push_back(f);
+        };
         for (const Vec3& t : {t1, t2}) {
             Row f;
-            detail::make_row(f, bodies, c.body_a, c.body_b, c.point, c.point, t);
-            f.kind = RowKind::friction;
-            f.mu = c.friction;
-            f.normal = cr.normal;
-            f.source = static_cast<std::uint32_t>(k);
-            f.lambda = warm_friction.dot(t);
-            rows.push_back(f);
+            detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
+            add_friction(f, head.friction, warm_friction.dot(t));
+        }
+        // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of
+        // its points times the normal impulse (a uniform pressure over the patch).
+        double radius = 0;
+        for (std::size_t k = patch_begin; k < last; ++k) radius += (contacts[k].point - centre).norm();
+        radius /= static_cast<double>(count);
+        if (count >= 2 && radius > 0) {
+            Row f;
+            detail::make_twist_row(f, bodies, head.body_a, head.body_b, n);
+            add_friction(f, head.friction * radius, warm ? warm->twist : 0.0);
         }
     }
     if (joint_cache.size() != 3 * joints.size()) joint_cache.assign(3 * joints.size(), 0.0);
@@ -159,15 +192,15 @@ BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBod
         }
         // The active set did not settle: polish from the best iterate with the iterative method.
         for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
-        BlcpResult polish = detail::solve_blcp_iterative(island, bodies, settings.max_iterations,
+        BlcpResult polish = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
                                                          settings.iterative_tolerance);
         polish.iterations += r.iterations;
         polish.pivots += r.pivots;
         record(polish, true);
         return polish;
     }
-    BlcpResult r =
-        detail::solve_blcp_iterative(island, bodies, settings.max_iterations, settings.iterative_tolerance);
+    BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
+                                                settings.iterative_tolerance);
     record(r, false);
     return r;
 }
@@ -189,7 +222,8 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             island_rows.push_back(rows[order[p]]);
         }
         for (Row& r : island_rows)
-            if (r.kind == RowKind::friction) r.normal = local_index[static_cast<std::size_t>(r.normal)];
+            if (r.kind == RowKind::friction)
+                r.normal = local_index[static_cast<std::size_t>(r.normal)];  // consecutive
         stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
 
         // Phase 1: the perfectly inelastic impulses of all rows at once.
@@ -197,9 +231,9 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         for (std::size_t i = 0; i < island_rows.size(); ++i) {
             Row& r = island_rows[i];
             approach[i] = detail::row_velocity(r, bodies);
-            // A restituting contact whose gap closes within this step bounces from where it is now: its inelastic
-            // phase stops the approach completely (target 0 instead of the speculative gap / dt), so the
-            // restitution impulse e * lambda reverses the full impact speed.
+            // A restituting contact whose gap closes within this step bounces from where it is now: its
+            // inelastic phase stops the approach completely (target 0 instead of the speculative gap / dt),
+            // so the restitution impulse e * lambda reverses the full impact speed.
             if (r.kind == RowKind::normal && r.target < 0 && approach[i] < r.target &&
                 contacts[r.source].restitution > 0 && !skip_restitution(approach[i], settings))
                 r.target = 0;
@@ -216,6 +250,8 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 continue;
             detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
             any_restitution = true;
+            if (c.depth < 0 && r.target == 0)
+                contact_rows[r.source].restitution_pull = (1 + c.restitution) * -c.depth;
         }
         // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
         // restitution on its impulses too.
@@ -251,7 +287,8 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         for (std::uint32_t p = begin; p < end; ++p) rows[order[p]].lambda = island_rows[p - begin].lambda;
     }
 
-    // Warm-start cache for the next step.
+    // Warm-start cache for the next step: every point's normal impulse; the patch friction under the key of
+    // the patch's first point.
     next_cache.clear();
     for (std::size_t k = 0; k < contacts.size(); ++k) {
         const detail::ContactRows& cr = contact_rows[k];
@@ -260,9 +297,12 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         w.key = contacts[k].key;
         w.normal = rows[static_cast<std::size_t>(cr.normal)].lambda;
         if (cr.tangent >= 0) {
-            w.tangent1 = rows[static_cast<std::size_t>(cr.tangent)].lambda;
-            w.tangent2 = rows[static_cast<std::size_t>(cr.tangent) + 1].lambda;
-            w.t1 = rows[static_cast<std::size_t>(cr.tangent)].dir;
+            const auto t = static_cast<std::size_t>(cr.tangent);
+            w.tangent1 = rows[t].lambda;
+            w.tangent2 = rows[t + 1].lambda;
+            w.t1 = rows[t].dir;
+            if (t + 2 < rows.size() && rows[t + 2].kind == RowKind::friction && rows[t + 2].dir.isZero(0))
+                w.twist = rows[t + 2].lambda;
         }
         next_cache.push_back(w);
     }

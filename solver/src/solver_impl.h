@@ -16,6 +16,7 @@ struct WarmStart {
     double normal = 0;
     double tangent1 = 0;
     double tangent2 = 0;
+    double twist = 0;
     Vec3 t1 = Vec3::Zero();
 };
 
@@ -25,6 +26,9 @@ struct ContactRows {
     std::int32_t tangent = -1;    // first of two tangent rows, or -1
     Vec3 local_a = Vec3::Zero();  // contact point relative to A's centre of mass, A's body frame
     Vec3 local_b = Vec3::Zero();
+    // Restitution at a speculative contact whose gap closed inside the step: the bodies bounced at the moment
+    // of impact, not at the start of the step, so the projection moves them closer by (1 + e) * gap.
+    double restitution_pull = 0;
 };
 
 }  // namespace simpulse::detail

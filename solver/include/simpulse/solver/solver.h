@@ -16,6 +16,8 @@ namespace simpulse {
 
 // Body index meaning "the fixed world frame" (joint to a point in space).
 inline constexpr std::uint32_t kFixedFrame = 0xffffffffu;
+// Patch id of a contact that forms a contact patch on its own.
+inline constexpr std::uint32_t kNoPatch = 0xffffffffu;
 
 // Motion state the solver reads and writes. Static bodies have zero inverse mass and inertia.
 struct SolverBody {
@@ -38,6 +40,9 @@ struct ContactConstraint {
     double friction = 0;
     double restitution = 0;
     std::uint64_t key = 0;  // identifies the contact across steps (warm start)
+    // Consecutive contacts with the same patch id (and bodies) are the points of one contact patch
+    // (manifold); in the exact mode they share the patch's friction rows.
+    std::uint32_t patch = kNoPatch;
 };
 
 // Spherical joint: the anchor points of A and B coincide.
