@@ -271,6 +271,37 @@ TEST(SatPolyhedra, PenetrationDepthAgreesWithEpaOnHulls) {
     std::printf("SAT vs EPA on hulls: %d penetrating pairs, worst depth difference %.3g\n", checked, worst);
 }
 
+TEST(SatPolyhedra, PenetrationDepthAgreesWithEpaOnQuickhullHulls) {
+    // Hulls of 8-40 random points from make_convex_hull (merged polygon faces, many edge pairs).
+    std::mt19937_64 rng(6);
+    std::uniform_real_distribution<double> uni(-1, 1);
+    std::normal_distribution<double> g;
+    int checked = 0;
+    double worst = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        auto hull = [&] {
+            std::vector<Vec3> p;
+            const int n = 8 + static_cast<int>(rng() % 33);
+            for (int i = 0; i < n; ++i) p.push_back(0.5 * Vec3(g(rng), g(rng), g(rng)));
+            return make_convex_hull(p);
+        };
+        const ShapePtr a = hull(), b = hull();
+        const Pose pa = pose_at(Vec3(uni(rng), uni(rng), uni(rng)), random_rotation(rng));
+        const Pose pb = pose_at(pa.position + 0.8 * Vec3(uni(rng), uni(rng), uni(rng)), random_rotation(rng));
+        const SatResult sat = sat_polyhedra(polyhedron_view(std::get<ConvexHull>(a->geometry)), pa,
+                                            polyhedron_view(std::get<ConvexHull>(b->geometry)), pb);
+        if (sat.separation >= 0) continue;
+        const SignedDistanceResult epa = signed_distance(*a, pa, *b, pb);
+        if (!epa.converged) continue;
+        ++checked;
+        worst = std::max(worst, std::abs(sat.separation - epa.distance));
+        EXPECT_NEAR(sat.separation, epa.distance, kEpaAgreement) << "trial " << trial;
+    }
+    EXPECT_GT(checked, 60);
+    std::printf("SAT vs EPA on quickhull hulls: %d penetrating pairs, worst depth difference %.3g\n", checked,
+                worst);
+}
+
 TEST(SatPolyhedra, HullOfABoxMatchesTheBoxTest) {
     const Vec3 h(0.4, 0.6, 0.3);
     const ShapePtr hull =
