@@ -247,6 +247,72 @@ TEST(ConvexHull, DodecahedronHasTwelvePentagons) {
     EXPECT_LE(h.centroid.norm(), 1e-14);
 }
 
+std::vector<Vec3> prism(int sides, double radius, double half_height) {
+    std::vector<Vec3> pts;
+    for (int k = 0; k < sides; ++k) {
+        const double a = 2 * std::numbers::pi * k / sides;
+        for (double z : {-half_height, half_height})
+            pts.emplace_back(radius * std::cos(a), radius * std::sin(a), z);
+    }
+    return pts;
+}
+
+TEST(ConvexHull, PrismHasTwoLargePolygonsAndQuadSides) {
+    // 64-gon prism: V = 128, F = 2 + 64, E = 3 * 64. Side quads are exact rectangles (same x, y above and
+    // below); the caps are exactly planar (z = +-h). Rotated copies carry rounding noise of ~1e-16, far below
+    // tol.
+    const auto base = prism(64, 1.0, 0.3);
+    for (int trial = 0; trial < 4; ++trial) {
+        const Quat rot = trial == 0 ? Quat::Identity()
+                                    : Quat(Eigen::AngleAxisd(0.4 * trial, Vec3(1, trial, 2).normalized()));
+        std::vector<Vec3> pts;
+        for (const Vec3& p : base) pts.push_back(rot * p + Vec3(trial, 0, -trial));
+        SCOPED_TRACE("trial " + std::to_string(trial));
+        const ShapePtr shape = make_convex_hull(pts);
+        const auto& h = hull_of(shape);
+        ASSERT_EQ(h.vertices.size(), 128u);
+        ASSERT_EQ(h.faces.size(), 66u);
+        ASSERT_EQ(h.edges.size(), 192u);
+        int caps = 0;
+        for (const auto& f : h.faces) {
+            caps += f.count == 64;
+            EXPECT_TRUE(f.count == 4 || f.count == 64) << f.count;
+        }
+        EXPECT_EQ(caps, 2);
+        expect_geometry(check_hull(h, pts), hull_tolerance(pts));
+        // Volume of the prism: 64-gon area (n/2) r^2 sin(2 pi / n) times the height 0.6.
+        const double expected = 32 * std::sin(2 * std::numbers::pi / 64) * 0.6;
+        EXPECT_NEAR(hull_volume(h), expected, 1e-13) << "volume error " << hull_volume(h) - expected;
+    }
+}
+
+TEST(ConvexHull, HullOfTheHullIsTheSameAndTopologyIsScaleInvariant) {
+    std::mt19937_64 rng(21);
+    std::uniform_real_distribution<double> uni(-1, 1);
+    std::vector<Vec3> pts(500);
+    for (Vec3& p : pts) p = Vec3(uni(rng), uni(rng), uni(rng));
+    for (int k = 0; k < 8; ++k) pts.emplace_back(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);  // a cube
+    const ShapePtr first = make_convex_hull(pts);
+    const auto& h = hull_of(first);
+    const ShapePtr second = make_convex_hull(h.vertices);
+    const auto& h2 = hull_of(second);
+    EXPECT_EQ(h2.vertices.size(), h.vertices.size());
+    EXPECT_EQ(h2.faces.size(), h.faces.size());
+    EXPECT_EQ(h2.edges.size(), h.edges.size());
+    // Scaling by powers of two is exact, so the exact predicates see the same configuration and the relative
+    // tolerance the same merges: identical topology at 2^-40 and 2^40.
+    for (const double scale : {std::ldexp(1.0, -40), std::ldexp(1.0, 40)}) {
+        std::vector<Vec3> scaled;
+        for (const Vec3& p : pts) scaled.push_back(scale * p);
+        const ShapePtr s = make_convex_hull(scaled);
+        const auto& hs = hull_of(s);
+        EXPECT_EQ(hs.faces.size(), h.faces.size()) << "scale " << scale;
+        EXPECT_EQ(hs.face_vertices, h.face_vertices) << "scale " << scale;
+        expect_geometry(check_hull(hs, scaled), hull_tolerance(scaled));
+        EXPECT_NEAR(hull_volume(hs) / (scale * scale * scale), 8.0, 1e-12);
+    }
+}
+
 TEST(ConvexHull, RandomSpherePointsAreAllVerticesOfATriangulatedHull) {
     // 10,000 random points on the unit sphere are in convex position and no point lies within tol of the
     // plane of three neighbours unless nearly cocircular with them (expected number of pairs closer than the
