@@ -21,6 +21,14 @@ bool finite(const Aabb& b) {
     return b.min.allFinite() && b.max.allFinite();
 }
 
+// A NaN box would poison the tree's cost comparisons and an empty one (min > max, the default Aabb) would
+// pass for an infinite box; both are bugs of the caller.
+void check_box(const Aabb& box) {
+    if (box.min.hasNaN() || box.max.hasNaN())
+        throw std::invalid_argument("broad phase: box has NaN coordinates");
+    if (box.empty()) throw std::invalid_argument("broad phase: box is empty (min > max)");
+}
+
 bool pair_less(const BroadPhasePair& x, const BroadPhasePair& y) {
     return std::tie(x.a, x.b, x.proxy_a, x.proxy_b) < std::tie(y.a, y.b, y.proxy_a, y.proxy_b);
 }
@@ -293,8 +301,7 @@ void BroadPhase::mark_moved(std::int32_t proxy) {
 }
 
 int BroadPhase::add(const Aabb& box, std::uint32_t user_id, bool is_static) {
-    if (box.min.hasNaN() || box.max.hasNaN())
-        throw std::invalid_argument("broad phase: box has NaN coordinates");
+    check_box(box);
     std::int32_t id;
     if (!free_ids_.empty()) {
         id = free_ids_.back();
@@ -327,9 +334,10 @@ void BroadPhase::remove(int proxy) {
 }
 
 bool BroadPhase::move(int proxy, const Aabb& box, const Vec3& displacement) {
-    if (box.min.hasNaN() || box.max.hasNaN())
-        throw std::invalid_argument("broad phase: box has NaN coordinates");
+    check_box(box);
     Proxy& p = proxies_[static_cast<std::size_t>(proxy)];
+    if (!p.alive)
+        throw std::invalid_argument("broad phase: proxy " + std::to_string(proxy) + " is not alive");
     const Aabb fresh = fatten(box, displacement, p.is_static);
     if (p.fat.contains(box)) {
         // Still inside. Re-insert anyway when the fat box is much larger than a fresh one, i.e. a fast body

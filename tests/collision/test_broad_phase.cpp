@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace simpulse {
@@ -239,6 +240,13 @@ TEST(BroadPhase, PairsPersistWhileFatBoxesOverlapAndDropAfter) {
     bp.update_pairs();
     for (const auto& p : bp.pairs()) EXPECT_TRUE(p.proxy_a != pa && p.proxy_b != pa);
     EXPECT_EQ(bp.add(b, 10, false), pa);
+    // Misuse is reported, not absorbed into the tree.
+    EXPECT_THROW(bp.add(Aabb{}, 11, false), std::invalid_argument);
+    EXPECT_THROW(bp.add(Aabb{Vec3(0, std::nan(""), 0), Vec3::Ones()}, 11, false), std::invalid_argument);
+    EXPECT_THROW(bp.move(pb, Aabb{}, Vec3::Zero()), std::invalid_argument);
+    bp.remove(pb);
+    EXPECT_THROW(bp.move(pb, b, Vec3::Zero()), std::invalid_argument);
+    EXPECT_THROW(bp.remove(pb), std::invalid_argument);
 }
 
 TEST(BroadPhase, FastMoverStopsAndItsFatBoxShrinks) {

@@ -121,8 +121,8 @@ class BroadPhase {
     explicit BroadPhase(const BroadPhaseSettings& settings = {});
 
     // Adds a proxy for a body with tight box `box`; returns the proxy id (ids of removed proxies are reused
-    // after the next update_pairs). A box with infinite coordinates (a plane) overlaps everything; NaN throws
-    // std::invalid_argument.
+    // after the next update_pairs). A box with infinite coordinates (a plane) overlaps everything. A NaN or
+    // empty box throws std::invalid_argument, as do move() and remove() of a proxy that is not alive.
     int add(const Aabb& box, std::uint32_t user_id, bool is_static);
     void remove(int proxy);
     // New tight box and the body's displacement over the last step. Re-inserts the proxy (and returns true)
