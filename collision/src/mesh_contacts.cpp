@@ -157,7 +157,8 @@ bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
 // crease, or beside a coplanar neighbour that contains it).
 struct TriangleSource {
     std::uint32_t triangle = 0;
-    bool clamped = false;
+    bool vertex = false;   // the shape's feature was a single vertex, `shape_point`
+    bool clamped = false;  // ... lying beside the triangle
     Vec3 shape_point = Vec3::Zero();
 };
 
@@ -232,7 +233,7 @@ class PlaneGroups {
             bool shadowed = false;
             for (int j = 0; j < g.points.count && si.clamped && !shadowed; ++j) {
                 const TriangleSource& sj = g.source[static_cast<std::size_t>(j)];
-                shadowed = !sj.clamped && sj.shape_point == si.shape_point;
+                shadowed = sj.vertex && !sj.clamped && sj.shape_point == si.shape_point;
             }
             if (!shadowed) order[static_cast<std::size_t>(n++)] = i;
         }
@@ -346,8 +347,9 @@ bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, dou
         ft.convex_loop = true;
         // A lone vertex beside the triangle is measured against the triangle's nearest point (clip_features);
         // the plane groups drop it when a coplanar triangle holds the same vertex directly.
-        source.clamped = fc.count == 1 && !inside_triangle_prism(t, fc.points[0]);
-        if (source.clamped) source.shape_point = fc.points[0];
+        source.vertex = fc.count == 1;
+        source.clamped = source.vertex && !inside_triangle_prism(t, fc.points[0]);
+        if (source.vertex) source.shape_point = fc.points[0];
     } else {
         triangle_feature(t, m, ft);
     }

@@ -147,6 +147,37 @@ TEST(MeshFloor, SpheresAndCapsulesOnVerticesAndEdges) {
     EXPECT_LE(worst, kGhost) << "largest deviation " << worst;
 }
 
+TEST(MeshFloor, RandomSpheresAndTiltedBoxesGetOnePatchWithoutDuplicates) {
+    // A sphere touches a flat floor in one point wherever it is; a box tilted beyond the axis-rotation angle
+    // about a horizontal axis touches it with its lowest corner only (or, tilted about a box axis, its lowest
+    // edge).
+    const ShapePtr floor = grid_mesh(20, [](double, double) { return 0.0; });
+    const ShapePtr sphere = make_sphere(0.4), box = make_box(Vec3(0.5, 0.4, 0.3));
+    std::mt19937_64 rng(53);
+    std::uniform_real_distribution<double> uni(2, 18), angle(0, 2 * std::numbers::pi);
+    for (int trial = 0; trial < 500; ++trial) {
+        const Vec2 xy(uni(rng), uni(rng));
+        auto out = run(floor, Pose{}, sphere, Pose{Vec3(xy.x(), xy.y(), 0.4 - 2e-3), Quat::Identity()});
+        ASSERT_EQ(out.size(), 1u) << xy.transpose();
+        ASSERT_EQ(out[0].count, 1) << xy.transpose();
+        EXPECT_NEAR(out[0].points[0].depth, 2e-3, kExact);
+        EXPECT_NEAR((out[0].points[0].position.head<2>() - xy).norm(), 0, kExact);
+        // Corner down: tilted 0.2 rad about an axis 0.4 rad off the box's x axis (in the box frame), then
+        // yawed.
+        const Quat q = about(Vec3::UnitZ(), angle(rng)) * about(Vec3(std::cos(0.4), std::sin(0.4), 0), 0.2);
+        const Pose pose{Vec3(xy.x(), xy.y(), 0), q};
+        const Vec3 lowest_local = pose.orientation.inverse() * -Vec3::UnitZ();
+        const Vec3 corner = Vec3(lowest_local.x() > 0 ? 0.5 : -0.5, lowest_local.y() > 0 ? 0.4 : -0.4,
+                                 lowest_local.z() > 0 ? 0.3 : -0.3);
+        const Pose placed{Vec3(xy.x(), xy.y(), -(q * corner).z() - 2e-3), q};
+        out = run(floor, Pose{}, box, placed);
+        ASSERT_EQ(out.size(), 1u) << xy.transpose();
+        ASSERT_EQ(out[0].count, 1) << xy.transpose();
+        EXPECT_NEAR(out[0].points[0].depth, 2e-3, kExact);
+        EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kGhost);
+    }
+}
+
 TEST(MeshCreases, SphereOnAConvexRidgeGetsTheEdgeNormal) {
     // Roof: two faces rising at 30 degrees to a ridge along y at x = 0, z = 0. A sphere centred above the
     // ridge at height d touches the ridge edge only: normal +z, depth r - d.
