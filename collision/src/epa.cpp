@@ -439,24 +439,43 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
     EpaResult r;
     if (build_tetrahedron(a, b, simplex, poly, r) == Seed::answered) return r;
     {
-        // The origin must be inside the tetrahedron, up to rounding; a face beyond that means GJK's simplex
-        // did not enclose it: report touching along the face the origin is outside of.
+        // The origin must be inside the tetrahedron, up to rounding. A face beyond that means GJK called an
+        // overlap its simplex cannot resolve (a gap far below the size of a thin simplex, e.g. a 1e-3 shape
+        // nearly touching a 1e3 one): report touching along that face, at the middle of its witness points.
         const double origin_tol = 16 * poly.rounding;
         for (int i = 0; i < poly.face_count; ++i) {
             if (poly.faces[i].dist < -origin_tol) {
                 set_witness(poly, poly.faces[i], r);
+                r.depth = 0;
+                r.point_a = r.point_b = 0.5 * (r.point_a + r.point_b);
                 r.converged = false;
                 return r;
             }
         }
     }
-    // Best upper bound seen: the support value h(n) along a tried normal is the exact translation along n
-    // that separates the sets, so the smallest one is the fallback answer when the polytope cannot be refined
-    // further.
-    double best_upper = std::numeric_limits<double>::infinity();
-    Vec3 best_normal = Vec3::UnitZ();
-    SupportPoint best_point{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-    bool face_result = false;
+    // Every tried normal n comes with its support value h(n), the exact translation along n that separates
+    // the sets (an upper bound of the depth), and the witness of its face (the projection of the origin, in
+    // the middle of the contact rather than at some vertex of a flat feature). The answer is the face that
+    // converged, else the best normal tried (global criterion, or the fallback when the polytope cannot be
+    // refined further).
+    struct Candidate {
+        Vec3 normal = Vec3::UnitZ();
+        double upper = std::numeric_limits<double>::infinity();
+        SupportPoint point{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+        Vec3 witness_a = Vec3::Zero(), witness_b = Vec3::Zero();
+    };
+    auto candidate = [&](const Face& face, const SupportPoint& p, double upper) {
+        Candidate c;
+        c.normal = face.normal;
+        c.upper = upper;
+        c.point = p;
+        const auto l = triangle_weights(poly.w[face.v[0]], poly.w[face.v[1]], poly.w[face.v[2]], face.normal);
+        c.witness_a = l[0] * poly.a[face.v[0]] + l[1] * poly.a[face.v[1]] + l[2] * poly.a[face.v[2]];
+        c.witness_b = l[0] * poly.b[face.v[0]] + l[1] * poly.b[face.v[1]] + l[2] * poly.b[face.v[2]];
+        return c;
+    };
+    Candidate best, answer;
+    bool have_answer = false;
     double lower = 0;  // distance of the last closest face: a lower bound of the depth
     for (;;) {
         const int f = poly.closest_face();
@@ -464,24 +483,20 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         const SupportPoint p = minkowski_support(a, b, face.normal);
         const double upper = face.normal.dot(p.w);
         lower = face.dist;
-        if (upper < best_upper) {
-            best_upper = upper;
-            best_normal = face.normal;
-            best_point = p;
-        }
+        if (upper < best.upper) best = candidate(face, p, upper);
         const double tol =
             settings.relative_tolerance * std::max(face.dist, kSizeFloor * poly.size) + poly.rounding;
         if (upper - face.dist <= tol) {
             // The face is (within tolerance) on the boundary of A - B: its normal minimises the support
             // value.
-            set_witness(poly, face, r);
-            face_result = true;
+            answer = candidate(face, p, upper);
+            have_answer = true;
             r.converged = true;
             break;
         }
-        if (best_upper - face.dist <= tol) {
-            // The face distance is a lower bound of the depth for every direction: the best direction tried
-            // is within tolerance of the minimum even though this face is not yet on the boundary.
+        if (best.upper - face.dist <= tol) {
+            // The face distance is a lower bound of the depth for every direction: the best normal tried is
+            // within tolerance of the minimum even though this face is not yet on the boundary.
             r.converged = true;
             break;
         }
@@ -490,14 +505,17 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         const int vi = poly.add_vertex(p.w, p.a, p.b);
         if (!poly.expand(f, vi, 0.25 * poly.rounding, 16 * poly.rounding)) break;
     }
-    if (!face_result) {
-        if (!r.converged) polish(a, b, lower, best_upper, best_normal, best_point);
-        // Best direction: its support points are the deepest points of each set along the normal.
-        r.depth = std::max(0.0, best_upper);
-        r.normal = best_normal;
-        r.point_a = best_point.a;
-        r.point_b = best_point.b;
+    if (!have_answer) {
+        answer = best;
+        if (!r.converged) polish(a, b, lower, answer.upper, answer.normal, answer.point);
     }
+    // Depth h(n) and the face witness moved along n onto each set's support plane: point_a - point_b is
+    // exactly depth * normal, and each point sits where the contact is.
+    const Vec3& n = answer.normal;
+    r.normal = n;
+    r.depth = std::max(0.0, answer.upper);
+    r.point_a = answer.witness_a + n.dot(answer.point.a - answer.witness_a) * n;
+    r.point_b = answer.witness_b + n.dot(answer.point.b - answer.witness_b) * n;
     return r;
 }
 
