@@ -205,7 +205,6 @@ int main(int argc, char** argv) {
         Scene& q = per_query[name];
         q.field = make_terrain(256, 0.1, kind, 1);
         q.poses = barrel_poses(std::get<HeightField>(q.field->geometry), 512, 0, 2);
-        if (kind == Terrain::flat) continue;
         Scene& b = barrels[std::string(name) + "_resting"];
         b.field = make_terrain(1024, 0.1, kind, 3);
         b.poses = barrel_poses(std::get<HeightField>(b.field->geometry), 1000, 0, 4);

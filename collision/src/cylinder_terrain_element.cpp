@@ -288,8 +288,21 @@ bool make_frame(const CylinderInField& cyl, const TerrainElement& e, Frame& f) {
         f.ea = (f.w - f.w.dot(f.n) * f.n).normalized();
     }
     f.u = f.v.cross(f.w);
-    f.origin = f.c1 + f.s1 * f.n;
     f.tolerance = 1e-9 * (f.r + f.h);
+    if (f.lateral) {
+        // Cheap half of the separating-axis test below, before the rest of the frame: the points of the
+        // cylinder within the margin of the plane have |y| <= y_hi (see section_rectangle), y = (x - C1) . u.
+        const double x0 = -(f.s1 + f.margin) / f.omega;
+        const double y_hi = (x0 <= 0 ? f.r : std::sqrt(std::max(0.0, f.r * f.r - x0 * x0))) + f.tolerance;
+        bool above = true, below = true;
+        for (int i = 0; i < e.count; ++i) {
+            const double y = (e.vertices[static_cast<std::size_t>(i)] - f.c1).dot(f.u);
+            above = above && y > y_hi;
+            below = below && y < -y_hi;
+        }
+        if (above || below) return false;
+    }
+    f.origin = f.c1 + f.s1 * f.n;
     return true;
 }
 
@@ -604,7 +617,7 @@ void element_candidates(const CylinderInField& cyl, const TerrainElement& e, con
     }
 
     // Second stage for an element the first stage did not reach (the paper's set Omega_E): its deepest point,
-    // on its boundary. Kept unless a coplanar first-stage point is at least as deep (checked per patch).
+    // on its boundary. Kept unless a first-stage point of its patch is at least as deep (checked per patch).
     MaximumCandidates m;
     maximum_candidates(f, poly, m);
     emit_maximum(m, -kInf, false);

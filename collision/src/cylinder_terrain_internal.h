@@ -41,14 +41,14 @@ enum class Feature : std::uint8_t {
 struct Candidate {
     Vec3 terrain_point;  // on the element
     double depth;        // along the element normal, > 0 penetrating
-    double offset;       // plane offset of the element (coplanarity test of the second stage)
+    double offset;       // plane offset of the element
     std::uint32_t id;
     std::uint32_t cell;
     // Reduction tie-break among equally deep points: 0 body-fixed rim, 1 A1 / line ends, 2 the rest.
     // Body-fixed points first keep a resting base on the same four points frame after frame.
     std::uint8_t priority;
     // Found by the first stage (the element meets the projected base, generator or deepest point).
-    // Second-stage points are dropped when a coplanar first-stage point is at least as deep (sect. IV-D).
+    // Second-stage points are dropped when a first-stage point of their patch is at least as deep (IV-D).
     bool primary;
 };
 
@@ -103,11 +103,11 @@ void add_to_patches(PatchSet& set, const Vec3& normal, const ElementCandidates& 
 // Reduces every patch to a manifold in the output and empties the set.
 void flush_patches(PatchSet& set, const PatchOutput& output);
 
-// Reduction of one patch to at most four points (sect. V), in place: second-stage points dominated by a
-// coplanar first-stage point are dropped, coincident points welded, then the deepest (ties within tie_depth
-// to the lower priority, then the earlier point), the farthest from it, the farthest from their line and the
-// point adding the largest area; collinear points keep the two extremes. Returns the new count; the first
-// point is the deepest.
+// Reduction of one patch to at most four points (sect. V), in place: second-stage points no deeper than a
+// first-stage point of the patch are dropped, coincident points welded, then the deepest (ties within
+// tie_depth to the lower priority, then the earlier point), the farthest from it, the farthest from their
+// line and the point adding the largest area; collinear points keep the two extremes. Returns the new count;
+// the first point is the deepest.
 int reduce_patch(Candidate* points, int count, const Vec3& normal, double tie_depth);
 
 }  // namespace simpulse::cylinder_terrain

@@ -32,8 +32,8 @@ double cross2(const Vec2& a, const Vec2& b, const Vec2& c) {
     return (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
 }
 
-// Preference among otherwise equal points: lower priority, then lower feature (the id's low byte: for rim points
-// the body-fixed index, so the choice does not depend on the order in which elements were visited).
+// Preference among otherwise equal points: lower priority, then lower feature (the id's low byte: for rim
+// points the body-fixed index, so the choice does not depend on the order in which elements were visited).
 bool preferred(const Candidate& a, const Candidate& b) {
     if (a.priority != b.priority) return a.priority < b.priority;
     return (a.id & 0xFFu) < (b.id & 0xFFu);
@@ -49,16 +49,17 @@ bool better_first(const Candidate& a, const Candidate& b, double tie) {
 }  // namespace
 
 int reduce_patch(Candidate* points, int count, const Vec3& normal, double tie_depth) {
-    // Second stage (IV-D): a point of an element that the first stage did not reach is part of a coplanar
-    // first-stage patch (and adds nothing) when a first-stage point of the same plane is at least as deep.
+    // Second stage (IV-D): a point of an element that the first stage did not reach adds nothing to a patch
+    // whose first-stage points are at least as deep: on the same plane it lies inside that patch (the paper's
+    // Q on an edge between contacting elements); beside it, it is where the cylinder comes near a
+    // neighbouring element of the same orientation, which with a speculative margin would otherwise crowd the
+    // supporting points out of the four. The patch's deepest point is unchanged.
     int n = 0;
     for (int i = 0; i < count; ++i) {
         bool dominated = false;
         if (!points[i].primary)
             for (int j = 0; j < count && !dominated; ++j)
-                dominated = points[j].primary &&
-                            std::abs(points[j].offset - points[i].offset) <= kTerrainFlatTolerance &&
-                            points[j].depth >= points[i].depth;
+                dominated = points[j].primary && points[j].depth >= points[i].depth;
         if (!dominated) points[n++] = points[i];
     }
     count = n;

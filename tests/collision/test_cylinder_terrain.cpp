@@ -330,6 +330,43 @@ TEST(CylinderTerrainPoses, MarginReportsSpeculativePoints) {
     for (int i = 0; i < 2; ++i) EXPECT_NEAR(ms[0].points[static_cast<std::size_t>(i)].depth, -0.003, kRound);
 }
 
+TEST(CylinderTerrainPoses, SpeculativeNeighboursKeepTheLineEnds) {
+    // A field flat to 10 nm but not coplanar (a +-1e-8 m checkerboard: every cell two triangles, no edge
+    // internal) and a 3 cm margin, as the engine uses for a cylinder rolling at 3 m/s: the elements beside
+    // the contact line are within the margin, and their second-stage points must not displace the two ends of
+    // the line (each patch keeps them, at the exact depth).
+    const ShapePtr s = make_field(
+        [](double x, double y) {
+            const long i = std::lround((y + 2) / 0.05), j = std::lround((x + 2) / 0.05);
+            return kH0 + ((i + j) % 2 == 0 ? 1e-8 : -1e-8);
+        },
+        Vec2(-2, -2), Vec2(0.05, 0.05), 81, 81);
+    const Cylinder c{0.3, 0.25};
+    const double depth = 1e-4;
+    Pose pose;
+    pose.position = Vec3(0.013, 0.021, kH0 + c.radius - depth);
+    pose.orientation = axis_angle(Vec3::UnitX(), std::numbers::pi / 2);
+    const auto ms = collide_terrain(c, pose, field_of(s), 0.03);
+    ASSERT_FALSE(ms.empty());
+    // The triangles' normals differ by ~1e-6, so the line may come as two patches; every point is on the line
+    // at the exact depth (the checkerboard moves the surface by 1e-8 m), and the two ends are among them.
+    const Vec3 low = pose.position - Vec3(0, 0, c.radius - 0.5 * depth);
+    double y_lo = 1e9, y_hi = -1e9;
+    for (const Manifold& m : ms) {
+        EXPECT_LT((m.normal + Vec3::UnitZ()).norm(), 1e-5);
+        for (int i = 0; i < m.count; ++i) {
+            const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+            EXPECT_NEAR(p.position.x(), low.x(), 3e-7);
+            EXPECT_NEAR(p.position.z(), low.z(), 3e-7);
+            EXPECT_NEAR(p.depth, depth, 3e-7);
+            y_lo = std::min(y_lo, p.position.y());
+            y_hi = std::max(y_hi, p.position.y());
+        }
+    }
+    EXPECT_NEAR(y_lo, low.y() - c.half_height, 3e-7);
+    EXPECT_NEAR(y_hi, low.y() + c.half_height, 3e-7);
+}
+
 // Planar slope H = H0 + gx x + gy y: the contact normal is the slope's, whatever the split of the cells.
 struct Slope {
     double gx, gy;
