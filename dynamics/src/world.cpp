@@ -352,9 +352,6 @@ void DynamicsWorld::build_constraints() {
 }
 
 void DynamicsWorld::update_contact_events() {
-    events_.clear();
-    events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
-    pending_events_.clear();
     std::swap(touching_, touching_prev_);
     std::swap(touching_ids_, touching_ids_prev_);
     touching_.clear();
@@ -406,12 +403,27 @@ void DynamicsWorld::update_contact_events() {
     }
 }
 
-StepStatus DynamicsWorld::step(double dt) {
-    if (!(dt > 0) || !std::isfinite(dt))
-        throw std::invalid_argument("time step must be a positive finite number");
+double DynamicsWorld::fastest_joint_rotation_rate() const {
+    double fastest = 0;
+    for (const BallJoint& j : joints_) {
+        if (!j.alive) continue;
+        fastest = std::max(fastest, bodies_[j.body_a].angular_velocity.norm());
+        if (j.body_b != kInvalidIndex) fastest = std::max(fastest, bodies_[j.body_b].angular_velocity.norm());
+    }
+    return fastest;
+}
+
+bool DynamicsWorld::substep(double dt, bool may_reject) {
+    velocity_backup_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i)
+        velocity_backup_[i] = {bodies_[i].velocity, bodies_[i].angular_velocity};
     // (1) velocities from external forces: gravity, springs, applied forces and torques.
     accumulate_spring_forces(springs_, bodies_);
     integrate_velocities(bodies_, settings_.gravity, dt);
+    for (Body& b : bodies_) {
+        b.force.setZero();
+        b.torque.setZero();
+    }
     // (2) collision stage.
     collision_stage(dt);
     // (3) solver stage.
@@ -423,6 +435,16 @@ StepStatus DynamicsWorld::step(double dt) {
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
     sync_solver_bodies(false);
+    // A jointed body would turn too far for the position projection's linearisation: retry with a shorter
+    // step.
+    if (may_reject && fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation) {
+        for (std::size_t i = 0; i < bodies_.size(); ++i) {
+            bodies_[i].velocity = velocity_backup_[i].first;
+            bodies_[i].angular_velocity = velocity_backup_[i].second;
+        }
+        return false;
+    }
+    update_contact_events();
     // (4) positions and orientations from velocities.
     integrate_positions(bodies_, dt);
     // (5) position projection (joint drift, penetration): positions only.
@@ -430,14 +452,45 @@ StepStatus DynamicsWorld::step(double dt) {
         sync_solver_bodies(true);
         solver_.project_positions(solver_bodies_, contacts_, joint_rows_, solver_settings);
         sync_solver_bodies(false);
+        last_joint_drift_ = std::max(last_joint_drift_, solver_.stats().joint_drift);
+    }
+    return true;
+}
+
+StepStatus DynamicsWorld::step(double dt) {
+    if (!(dt > 0) || !std::isfinite(dt))
+        throw std::invalid_argument("time step must be a positive finite number");
+    events_.clear();
+    events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
+    pending_events_.clear();
+    // Forces applied by the user act over the whole step: keep them for every substep. Without joints a step
+    // is one substep; with joints, substeps halve until no jointed body turns by more than
+    // max_joint_rotation.
+    forces_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i) forces_[i] = {bodies_[i].force, bodies_[i].torque};
+    const bool has_joints =
+        std::any_of(joints_.begin(), joints_.end(), [](const BallJoint& j) { return j.alive; });
+    const double shortest = dt / std::max(1, settings_.max_substeps);
+    last_substeps_ = 0;
+    last_joint_drift_ = 0;
+    double remaining = dt, h = dt;
+    while (remaining > 0) {
+        h = std::min(h, remaining);
+        if (remaining - h < 1e-12 * dt) h = remaining;
+        for (std::size_t i = 0; i < bodies_.size(); ++i) {
+            bodies_[i].force = forces_[i].first;
+            bodies_[i].torque = forces_[i].second;
+        }
+        if (!substep(h, has_joints && h > shortest * (1 + 1e-9))) {
+            h = std::max(0.5 * h, shortest);
+            continue;
+        }
+        remaining = h == remaining ? 0.0 : remaining - h;
+        ++last_substeps_;
     }
     ++step_count_;
     time_ = static_cast<double>(step_count_) * dt;
-    update_contact_events();
-    for (Body& b : bodies_) {
-        b.force.setZero();
-        b.torque.setZero();
-    }
+    for (ContactEvent& e : events_) e.time = time_;
     for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
         const Body& b = bodies_[i];
         if (!b.alive || b.is_static) continue;

@@ -24,6 +24,17 @@ Quat rotated(const Quat& q, const Vec3& phi) {
     return (Quat(std::cos(0.5 * angle), phi.x() * s, phi.y() * s, phi.z() * s) * q).normalized();
 }
 
+// Sum of squared joint anchor separations: the merit function of the projection's line search.
+double joint_merit(std::span<const SolverBody> bodies, std::span<const BallJointConstraint> joints) {
+    auto anchor = [&](std::uint32_t body, const Vec3& local) {
+        return body == kFixedFrame ? local : Vec3(bodies[body].position + bodies[body].orientation * local);
+    };
+    double sum = 0;
+    for (const BallJointConstraint& j : joints)
+        sum += (anchor(j.body_b, j.local_anchor_b) - anchor(j.body_a, j.local_anchor_a)).squaredNorm();
+    return sum;
+}
+
 }  // namespace
 
 void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -53,6 +64,7 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
     }
 
     stats.joint_error = 0;
+    stats.joint_drift = 0;
     for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
         rows.clear();
         double joint_error = 0;
@@ -90,6 +102,7 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
             }
         }
         stats.joint_error = joint_error;
+        if (iteration == 0) stats.joint_drift = joint_error;
         if (joint_error <= settings.joint_tolerance && !contact_violated) break;
         // Contacts get one projection per step; joints iterate until the anchors meet.
         if (iteration > 0 && joint_error <= settings.joint_tolerance) break;
@@ -121,12 +134,27 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
                                              0);
             }
         }
+        // Newton step with backtracking: a light body in a fast-rotating chain can make the full step
+        // overshoot (the linearisation of its rotation is poor), so halve the step until the joint error
+        // decreases.
+        saved_positions.resize(bodies.size());
+        saved_orientations.resize(bodies.size());
         for (std::size_t i = 0; i < bodies.size(); ++i) {
-            SolverBody& b = bodies[i];
-            if (!detail::movable(b)) continue;
-            b.position += scratch_bodies[i].velocity;
-            b.orientation = rotated(b.orientation, scratch_bodies[i].angular_velocity);
-            b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+            saved_positions[i] = bodies[i].position;
+            saved_orientations[i] = bodies[i].orientation;
+        }
+        const double merit = joint_merit(bodies, joints);
+        double step = 1;
+        for (int halving = 0;; ++halving) {
+            for (std::size_t i = 0; i < bodies.size(); ++i) {
+                SolverBody& b = bodies[i];
+                if (!detail::movable(b)) continue;
+                b.position = saved_positions[i] + step * scratch_bodies[i].velocity;
+                b.orientation = rotated(saved_orientations[i], step * scratch_bodies[i].angular_velocity);
+                b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+            }
+            if (joints.empty() || halving == 6 || joint_merit(bodies, joints) < merit) break;
+            step *= 0.5;
         }
     }
 }

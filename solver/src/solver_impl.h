@@ -51,6 +51,8 @@ struct Solver::Impl {
     std::vector<detail::WarmStart> next_cache;
     std::vector<double> joint_cache;         // joint row impulses of the previous step
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
+    std::vector<Vec3> saved_positions;       // line search of the position projection
+    std::vector<Quat> saved_orientations;
 
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);

@@ -54,6 +54,12 @@ struct WorldSettings {
     double contact_margin = 0.002;
     // Broad-phase boxes are fattened by this much, m, so that slowly moving bodies rarely re-insert.
     double aabb_margin = 0.01;
+    // A step is split into substeps (halving) when a body with a joint would rotate by more than this angle
+    // (rad) in one: the position projection linearises rotations, and light links of a tensioned chain spin
+    // far faster than a 1/60 s step can follow (see docs/architecture.md). Substeps are never shorter than
+    // dt/max_substeps.
+    double max_joint_rotation = 0.1;
+    int max_substeps = 32;
 };
 
 struct ContactEvent {
@@ -124,7 +130,11 @@ class DynamicsWorld {
     double joint_error(JointId id) const;  // distance between the two anchor points now, m
     double max_joint_error() const;        // over all joints now
 
+    // Advances by dt (in substeps if jointed bodies spin fast, see WorldSettings::max_joint_rotation).
     StepStatus step(double dt);
+    int last_substeps() const { return last_substeps_; }
+    // Largest joint separation the position projection had to remove in the last step (before projecting), m.
+    double last_joint_drift() const { return last_joint_drift_; }
 
     double time() const { return time_; }
     std::uint64_t step_count() const { return step_count_; }
@@ -138,6 +148,10 @@ class DynamicsWorld {
 
   private:
     Body& body_mut(BodyId id);
+    // One pass of the pipeline; returns false (and restores the velocities) if may_reject and a jointed body
+    // would rotate by more than max_joint_rotation.
+    bool substep(double dt, bool may_reject);
+    double fastest_joint_rotation_rate() const;
     void collision_stage(double dt);
     void build_constraints();
     void update_contact_events();
@@ -169,10 +183,14 @@ class DynamicsWorld {
     std::vector<std::pair<BodyId, BodyId>> touching_ids_;
     std::vector<std::pair<BodyId, BodyId>> touching_ids_prev_;
     std::vector<ContactEvent> events_;
-    std::vector<ContactEvent> pending_events_;  // from destroy_body, delivered with the next step
+    std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
+    std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps
+    std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
 
     double time_ = 0;
     std::uint64_t step_count_ = 0;
+    int last_substeps_ = 1;
+    double last_joint_drift_ = 0;
 };
 
 }  // namespace simpulse

@@ -65,6 +65,7 @@ struct SolverStats {
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s
     int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
     int projection_iterations = 0;
+    double joint_drift = 0;  // largest joint separation before the position projection, m
     double joint_error = 0;  // largest joint separation after the position projection, m
 };
 

@@ -1,0 +1,285 @@
+// Contact dynamics at the scene level, against closed forms (issue 4): restitution (rebound to e^2 h),
+// Coulomb friction on an incline (sticking below tan(theta) = mu, sliding with g (sin - mu cos) above),
+// rolling (5/7 g sin for a ball), stacking, high mass ratios and ball joints (pendulum period, a heavy sphere
+// on a chain).
+#include <simpulse/dynamics/world.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+namespace simpulse {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kG = 9.81;
+
+WorldSettings settings_for(SolverMode mode) {
+    WorldSettings s;
+    s.solver.mode = mode;
+    return s;
+}
+
+BodyId add_ground(DynamicsWorld& w, const Vec3& normal = Vec3::UnitZ()) {
+    BodyDesc g;
+    g.shape = make_plane(normal, 0);
+    g.is_static = true;
+    return w.create_body(g);
+}
+
+class BothModes : public ::testing::TestWithParam<SolverMode> {};
+
+// A ball dropped from h rebounds to e^2 h. The step size is part of the claim: semi-implicit Euler with the
+// bounce resolved at a step boundary errs by up to about v dt (1 + e) / 2 in height, v = sqrt(2 g h); the
+// steps below keep that under 0.7 % of e^2 h for e >= 0.5 (the thesis mode uses the thesis' step, 0.0003 s).
+TEST_P(BothModes, BallReboundsToESquaredTimesTheDropHeight) {
+    const double h = 1.0, r = 0.1;
+    const double dt = GetParam() == SolverMode::thesis ? 0.0003 : 0.0005;
+    for (double e : {0.5, 0.8, 1.0}) {
+        DynamicsWorld w(settings_for(GetParam()));
+        w.materials().set(0, Material{0.5, e, 1000});
+        add_ground(w);
+        BodyDesc b;
+        b.shape = make_sphere(r);
+        b.pose.position = Vec3(0, 0, r + h);
+        const BodyId ball = w.create_body(b);
+        double apex = 0, previous_vz = 0;
+        int bounces = 0;
+        for (int i = 0; i < static_cast<int>(3.0 / dt) && bounces < 2; ++i) {
+            ASSERT_TRUE(w.step(dt).ok);
+            const Body& body = w.body(ball);
+            if (previous_vz < 0 && body.velocity.z() > 0) ++bounces;
+            if (bounces == 1) apex = std::max(apex, body.com_position.z() - r);
+            previous_vz = body.velocity.z();
+        }
+        const double expected = e * e * h;
+        EXPECT_NEAR(apex / expected, 1.0, 0.01)
+            << "e " << e << ": rebound " << apex << " m, e^2 h " << expected << " m";
+    }
+}
+
+// Incline through the origin with normal q z, q = rotation by theta about y; q x points down the slope.
+struct Incline {
+    DynamicsWorld world;
+    Quat q;
+    BodyId body;
+    Incline(SolverMode mode, double theta, double mu, const ShapePtr& shape, double rest_height)
+        : world(settings_for(mode)) {
+        q = Quat(Eigen::AngleAxisd(theta, Vec3::UnitY()));
+        world.materials().set(0, Material{mu, 0, 1000});
+        add_ground(world, q * Vec3::UnitZ());
+        BodyDesc d;
+        d.shape = shape;
+        d.pose.orientation = q;
+        d.pose.position = q * Vec3(0, 0, rest_height);
+        body = world.create_body(d);
+    }
+    double along_slope() const { return (q * Vec3::UnitX()).dot(world.body(body).com_position); }
+    double speed_along_slope() const { return (q * Vec3::UnitX()).dot(world.body(body).velocity); }
+};
+
+TEST(ContactDynamics, BoxOnInclineStaysPutBelowTheFrictionAngle) {
+    const double mu = 0.5, theta = 0.8 * std::atan(mu), dt = 1.0 / 240;
+    Incline incline(SolverMode::exact, theta, mu, make_box(Vec3(0.1, 0.1, 0.1)), 0.1);
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(incline.world.step(dt).ok);  // settle into contact
+    const Vec3 start = incline.world.body(incline.body).com_position;
+    for (int i = 0; i < static_cast<int>(2.0 / dt); ++i) ASSERT_TRUE(incline.world.step(dt).ok);
+    const double drift = (incline.world.body(incline.body).com_position - start).norm();
+    EXPECT_LT(drift, 1e-5) << "drift " << drift << " m in 2 s at tan(theta) = " << std::tan(theta)
+                           << " < mu = " << mu;
+}
+
+TEST(ContactDynamics, BoxSlidesDownAnInclineWithCoulombDeceleration) {
+    const double mu = 0.2, theta = 30 * kPi / 180, dt = 1.0 / 240;
+    Incline incline(SolverMode::exact, theta, mu, make_box(Vec3(0.1, 0.1, 0.1)), 0.1);
+    for (int i = 0; i < 24; ++i) ASSERT_TRUE(incline.world.step(dt).ok);
+    const double v0 = incline.speed_along_slope();
+    const int steps = static_cast<int>(1.0 / dt);
+    for (int i = 0; i < steps; ++i) ASSERT_TRUE(incline.world.step(dt).ok);
+    const double a = (incline.speed_along_slope() - v0) / (steps * dt);
+    const double expected = kG * (std::sin(theta) - mu * std::cos(theta));
+    EXPECT_NEAR(a / expected, 1.0, 0.01) << "acceleration " << a << " m/s^2, closed form " << expected;
+}
+
+TEST(ContactDynamics, BallRollsDownAnInclineAtFiveSeventhsGSinTheta) {
+    const double mu = 0.5, theta = 20 * kPi / 180,
+                 dt = 1.0 / 240;  // rolling needs mu >= 2/7 tan(theta) = 0.10
+    Incline incline(SolverMode::exact, theta, mu, make_sphere(0.1), 0.1);
+    for (int i = 0; i < 24; ++i) ASSERT_TRUE(incline.world.step(dt).ok);
+    const double v0 = incline.speed_along_slope();
+    const int steps = static_cast<int>(1.0 / dt);
+    for (int i = 0; i < steps; ++i) ASSERT_TRUE(incline.world.step(dt).ok);
+    const double a = (incline.speed_along_slope() - v0) / (steps * dt);
+    const double expected = 5.0 / 7.0 * kG * std::sin(theta);
+    EXPECT_NEAR(a / expected, 1.0, 0.01) << "acceleration " << a << " m/s^2, closed form " << expected;
+}
+
+struct Stack {
+    DynamicsWorld world;
+    std::vector<BodyId> boxes;
+    std::vector<Vec3> start;
+    explicit Stack(const WorldSettings& s) : world(s) {
+        world.materials().set(0, Material{0.6, 0, 1000});
+        add_ground(world);
+    }
+    void add_box(const Vec3& position, std::optional<double> mass = std::nullopt) {
+        BodyDesc d;
+        d.shape = make_box(Vec3(0.5, 0.5, 0.5));
+        d.pose.position = position;
+        d.mass = mass;
+        boxes.push_back(world.create_body(d));
+        start.push_back(position);
+    }
+    double max_drift() const {
+        double d = 0;
+        for (std::size_t i = 0; i < boxes.size(); ++i)
+            d = std::max(d, (world.body(boxes[i]).pose().position - start[i]).norm());
+        return d;
+    }
+};
+
+TEST(ContactDynamics, TenBoxStackStandsTenSeconds) {
+    Stack s(settings_for(SolverMode::exact));
+    for (int i = 0; i < 10; ++i) s.add_box(Vec3(0, 0, 0.5 + i));
+    for (int i = 0; i < 600; ++i) ASSERT_TRUE(s.world.step(1.0 / 60).ok);
+    EXPECT_LT(s.max_drift(), 1e-3) << "largest displacement " << s.max_drift()
+                                   << " m after 10 s at dt = 1/60";
+}
+
+TEST(ContactDynamics, TwentyRowPyramidStandsTenSeconds) {
+#ifdef NDEBUG
+    const int rows = 20;
+#else
+    const int rows =
+        8;  // unoptimised sanitizer builds run a smaller pyramid; the 20-row claim is checked in Release
+#endif
+    Stack s(settings_for(SolverMode::exact));
+    for (int k = 0; k < rows; ++k)
+        for (int j = 0; j < rows - k; ++j) s.add_box(Vec3(j - (rows - 1 - k) * 0.5, 0, 0.5 + k));
+    for (int i = 0; i < 600; ++i) ASSERT_TRUE(s.world.step(1.0 / 60).ok);
+    // Standing: no box has moved by more than a small fraction of its size (1 m).
+    EXPECT_LT(s.max_drift(), 0.02) << "largest displacement " << s.max_drift() << " m after 10 s";
+}
+
+TEST(ContactDynamics, LightBoxUnderAThousandTimesHeavierBoxDoesNotSink) {
+    Stack s(settings_for(SolverMode::exact));
+    s.add_box(Vec3(0, 0, 0.5), 1.0);
+    s.add_box(Vec3(0, 0, 1.5), 1000.0);
+    for (int i = 0; i < 600; ++i) ASSERT_TRUE(s.world.step(1.0 / 60).ok);
+    const double sink = s.start[1].z() - s.world.body(s.boxes[1]).pose().position.z();
+    EXPECT_LT(sink, 1e-3) << "the heavy box sank " << sink << " m";
+}
+
+// Simple pendulum: a small ball on a massless... rod approximated by a ball joint to the world; period of a
+// physical pendulum T = 2 pi sqrt(I_pivot / (m g L)) at small amplitude (the ball's own inertia included).
+TEST_P(BothModes, BallJointPendulumPeriod) {
+    const double length = 1.0, r = 0.05, dt = 1.0 / 1000, amplitude = 0.05;
+    WorldSettings ws = settings_for(GetParam());
+    DynamicsWorld w(ws);
+    BodyDesc d;
+    d.shape = make_sphere(r);
+    d.mass = 1.0;
+    d.pose.position = Vec3(length * std::sin(amplitude), 0, -length * std::cos(amplitude));
+    const BodyId ball = w.create_body(d);
+    BallJointDesc j;
+    j.body_a = ball;
+    j.anchor = Vec3::Zero();
+    w.add_ball_joint(j);
+    std::vector<double> crossings;
+    double previous = w.body(ball).com_position.x();
+    for (int i = 1; i < 20000 && crossings.size() < 11; ++i) {
+        ASSERT_TRUE(w.step(dt).ok);
+        const double x = w.body(ball).com_position.x();
+        if (previous < 0 && x >= 0) crossings.push_back((i - 1 + previous / (previous - x)) * dt);
+        previous = x;
+    }
+    ASSERT_GE(crossings.size(), 6u);
+    const double period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    const double inertia = 0.4 * r * r + length * length;  // per unit mass, about the pivot
+    // Small-amplitude closed form with the first finite-amplitude correction (1 + theta0^2 / 16).
+    const double expected = 2 * kPi * std::sqrt(inertia / (kG * length)) * (1 + amplitude * amplitude / 16);
+    EXPECT_NEAR(period / expected, 1.0, 0.005)
+        << "period " << period << " s, closed form " << expected << " s";
+}
+
+// The mass-ratio chain of ../shared/anchors/SCENES.md S4: 20 spheres of 0.1 kg, 0.1 m apart, hanging from a
+// fixed point by ball joints, holding a heavy sphere (10 or 100 kg) that starts swinging at 2 m/s. Bullet,
+// ODE and MuJoCo lose the sphere at dt = 1/60; here the joints are projected to convergence after every
+// (sub)step.
+struct ChainRun {
+    double max_error = 0;  // largest joint separation after a step, m
+    double max_drift = 0;  // largest separation the projection had to remove, m
+    double stretch = 0;    // final anchor-to-heavy-sphere distance minus the initial one, m
+};
+
+ChainRun run_chain(double ratio, double dt) {
+    DynamicsWorld w;
+    std::vector<BodyId> spheres;
+    BodyDesc d;
+    d.shape = make_sphere(0.05);
+    d.mass = 0.1;
+    for (int i = 1; i <= 20; ++i) {
+        d.pose.position = Vec3(0, 0, 10 - 0.1 * i);
+        spheres.push_back(w.create_body(d));
+    }
+    BodyDesc heavy;
+    heavy.shape = make_sphere(0.2);
+    heavy.mass = 0.1 * ratio;
+    heavy.pose.position = Vec3(0, 0, 8.0 - 0.25);
+    heavy.velocity = Vec3(2, 0, 0);
+    spheres.push_back(w.create_body(heavy));
+    BallJointDesc j;
+    j.body_a = spheres[0];
+    j.anchor = Vec3(0, 0, 9.95);
+    w.add_ball_joint(j);
+    for (int i = 1; i <= 20;
+         ++i) {  // sphere i's bottom to sphere i+1's top (the heavy sphere's top for i = 20)
+        j.body_a = spheres[static_cast<std::size_t>(i - 1)];
+        j.body_b = spheres[static_cast<std::size_t>(i)];
+        j.anchor = Vec3(0, 0, 9.95 - 0.1 * i);
+        w.add_ball_joint(j);
+    }
+    ChainRun run;
+    const Vec3 anchor(0, 0, 10);
+    const double start = (w.body(spheres.back()).com_position - anchor).norm();
+    for (int i = 0; i < static_cast<int>(std::lround(5.0 / dt)); ++i) {
+        EXPECT_TRUE(w.step(dt).ok);
+        run.max_error = std::max(run.max_error, w.max_joint_error());
+        run.max_drift = std::max(run.max_drift, w.last_joint_drift());
+    }
+    run.stretch = (w.body(spheres.back()).com_position - anchor).norm() - start;
+    return run;
+}
+
+TEST(ContactDynamics, HeavySphereOnALightChainKeepsItsJoints) {
+    for (double ratio : {100.0, 1000.0}) {
+        double previous_drift = 1e9;
+        for (double dt : {1.0 / 60, 1.0 / 240, 1.0 / 1000}) {
+            const ChainRun run = run_chain(ratio, dt);
+            EXPECT_LT(run.max_error, 1e-3)
+                << "ratio " << ratio << ", dt " << dt << ": largest joint error " << run.max_error;
+            // A chain can bow (the end-to-end distance shrinks) but not stretch beyond its 21 joint errors.
+            EXPECT_LT(run.stretch, 21 * run.max_error + 1e-12)
+                << "ratio " << ratio << ", dt " << dt << ": stretch " << run.stretch;
+            // The drift the projection removes per step shrinks with the step (first order or better).
+            EXPECT_LT(run.max_drift, previous_drift)
+                << "ratio " << ratio << ", dt " << dt << ": drift " << run.max_drift;
+            previous_drift = run.max_drift;
+            std::printf(
+                "chain ratio %g dt %.5f: max joint error %.2e m, max drift before projection %.2e m, stretch "
+                "%.2e m\n",
+                ratio, dt, run.max_error, run.max_drift, run.stretch);
+        }
+    }
+}
+
+std::string mode_name(const ::testing::TestParamInfo<SolverMode>& mode) {
+    return to_string(mode.param);
+}
+INSTANTIATE_TEST_SUITE_P(Modes, BothModes, ::testing::Values(SolverMode::thesis, SolverMode::exact),
+                         mode_name);
+
+}  // namespace
+}  // namespace simpulse
