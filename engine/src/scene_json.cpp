@@ -96,6 +96,12 @@ class CheckingSax {
         return true;
     }
     bool open(bool is_array) {
+        // Bounded so that the recursive readers (nested compounds) and writers cannot exhaust the stack.
+        if (frames_.size() >= kMaxDepth) {
+            error_ = InputError{current_pointer(),
+                                "nested deeper than " + std::to_string(kMaxDepth) + " levels", true};
+            return false;
+        }
         Frame frame;
         frame.pointer = current_pointer();
         frame.is_array = is_array;
@@ -107,6 +113,7 @@ class CheckingSax {
         return scalar();
     }
 
+    static constexpr std::size_t kMaxDepth = 100;
     std::string_view text_;
     std::vector<Frame> frames_;
     std::optional<InputError> error_;

@@ -48,6 +48,16 @@ TEST(SceneValidation, DuplicateKeyInOneObject) {
               "scene.json: /bodies/1/mass: duplicate key in one object");
 }
 
+TEST(SceneValidation, NestingDepthIsBounded) {
+    // Deep nesting would otherwise reach recursive code (nested compounds) with an unbounded stack.
+    std::string deep = R"({"description": )";
+    for (int i = 0; i < 200; ++i) deep += "[";
+    // Containers 1 and 2 are the document and "description"; the 101st container is the first one refused.
+    std::string pointer = "/description";
+    for (int i = 0; i < 99; ++i) pointer += "/0";
+    EXPECT_EQ(scene_error(deep), "scene.json: " + pointer + ": nested deeper than 100 levels");
+}
+
 TEST(SceneValidation, TopLevelMustBeAnObject) {
     EXPECT_EQ(scene_error("[1, 2]"), "scene.json: (root): expected a scene object, got [1,2]");
 }
