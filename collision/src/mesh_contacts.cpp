@@ -468,28 +468,33 @@ MeshTriangle height_field_triangle(const HeightField& f, int i, int j, int half)
 int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const HeightField& f,
                                 const Pose& pose_b, const CollideSettings& settings,
                                 std::vector<Manifold>& out) {
-    return collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
-        const int j0 =
-            std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
-        const int j1 = std::min(f.columns - 2,
-                                static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
-        const int i0 =
-            std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
-        const int i1 =
-            std::min(f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
-        for (int i = i0; i <= i1; ++i)
-            for (int j = j0; j <= j1; ++j) {
-                const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
-                             h3 = f.height(i + 1, j + 1);
-                // The cell's surface lies between its lowest and highest corner: skip it when the box misses
-                // that slab (entirely above the surface, or entirely below it and so behind its one-sided
-                // faces).
-                if (std::max({h0, h1, h2, h3}) < box.min.z() || std::min({h0, h1, h2, h3}) > box.max.z())
-                    continue;
-                visit(height_field_triangle(f, i, j, 0));
-                visit(height_field_triangle(f, i, j, 1));
-            }
-    });
+    const std::size_t first = out.size();
+    const int added =
+        collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
+            const int j0 =
+                std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
+            const int j1 = std::min(
+                f.columns - 2, static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
+            const int i0 =
+                std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
+            const int i1 = std::min(
+                f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
+            for (int i = i0; i <= i1; ++i)
+                for (int j = j0; j <= j1; ++j) {
+                    const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
+                                 h3 = f.height(i + 1, j + 1);
+                    // The cell's surface lies between its lowest and highest corner: skip it when the box
+                    // misses that slab (entirely above the surface, or entirely below it and so behind its
+                    // one-sided faces).
+                    if (std::max({h0, h1, h2, h3}) < box.min.z() || std::min({h0, h1, h2, h3}) > box.max.z())
+                        continue;
+                    visit(height_field_triangle(f, i, j, 0));
+                    visit(height_field_triangle(f, i, j, 1));
+                }
+        });
+    // Manifolds name the cell (row * (columns - 1) + column), like the analytic cylinder-terrain path.
+    for (std::size_t k = first; k < out.size(); ++k) out[k].sub_b /= 2;
+    return added;
 }
 
 }  // namespace simpulse

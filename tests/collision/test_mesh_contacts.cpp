@@ -235,6 +235,17 @@ TEST(MeshContacts, SubIndexIsTheTouchingTriangle) {
     EXPECT_EQ(out[0].sub_b, 12u);
 }
 
+TEST(HeightField, SubIndexIsTheTouchingCell) {
+    const ShapePtr field = grid_field(4, [](double, double) { return 0.0; });
+    // Sphere over cell (row 1, column 2) of a 5 x 5 vertex grid: cell 1 * 4 + 2 = 6 (either triangle).
+    for (const Vec2& xy : {Vec2(2.7, 1.2), Vec2(2.2, 1.7)}) {
+        const auto out =
+            run(make_sphere(0.2), Pose{Vec3(xy.x(), xy.y(), 0.19), Quat::Identity()}, field, Pose{});
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].sub_b, 6u) << xy.transpose();
+    }
+}
+
 TEST(HeightField, FlatFieldOnlySeesTheFaceNormal) {
     const ShapePtr field = grid_field(20, [](double, double) { return 0.0; });
     const ShapePtr box = make_box(Vec3(0.7, 0.4, 0.25)), cyl = make_cylinder(0.3, 0.6);

@@ -44,7 +44,8 @@ int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleM
 // HeightField) is split along the diagonal from vertex (i, j) to (i + 1, j + 1) into triangle 2c = {(i,j),
 // (i,j+1), (i+1,j+1)} and 2c + 1 = {(i,j), (i+1,j+1), (i+1,j)}, c = i * (columns - 1) + j; both face up (+z).
 // Edge flags come from the neighbouring triangles as in make_triangle_mesh (flat within 1e-3 rad or concave:
-// internal; grid border: convex). sub_b is the triangle index 2c or 2c + 1.
+// internal; grid border: convex). sub_b is the cell index c, as in the analytic cylinder-terrain path; the
+// point ids tell the two triangles apart.
 int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const HeightField& field,
                                 const Pose& pose_b, const CollideSettings& settings,
                                 std::vector<Manifold>& out);
