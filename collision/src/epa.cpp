@@ -47,20 +47,25 @@ struct Polytope {
     std::array<Vec3, kMaxVertices> b;
     int vertex_count = 0;
     std::array<Face, kMaxFaces> faces;
+    // Distance of each face slot, +infinity for free slots: the closest-face scan reads one contiguous array.
+    std::array<double, kMaxFaces> scan_dist;
     int face_count = 0;
     std::array<int, kMaxFaces> free_faces;
     int free_count = 0;
     std::array<HorizonEdge, kMaxFaces> horizon;
     int horizon_count = 0;
-    double size = 0;      // max |w|: extent of A - B around the origin
-    double rounding = 0;  // absolute rounding level of w: kRounding * max(|a|, |b|)
+    double size2 = 0;       // max |w|^2: extent of A - B around the origin
+    double magnitude2 = 0;  // max |a|^2, |b|^2: the rounding of w scales with it
+
+    double size() const { return std::sqrt(size2); }
+    double rounding() const { return kRounding * std::sqrt(magnitude2); }  // absolute rounding level of w
 
     int add_vertex(const Vec3& wi, const Vec3& ai, const Vec3& bi) {
         w[vertex_count] = wi;
         a[vertex_count] = ai;
         b[vertex_count] = bi;
-        size = std::max(size, wi.norm());
-        rounding = std::max(rounding, kRounding * std::max(ai.norm(), bi.norm()));
+        size2 = std::max(size2, wi.squaredNorm());
+        magnitude2 = std::max({magnitude2, ai.squaredNorm(), bi.squaredNorm()});
         return vertex_count++;
     }
 
@@ -100,11 +105,13 @@ struct Polytope {
         f.normal = n / std::sqrt(nn);
         f.dist = f.normal.dot(p0 + p1 + p2) / 3.0;
         f.alive = true;
+        scan_dist[index] = f.dist;
         return true;
     }
 
     void remove_face(int index) {
         faces[index].alive = false;
+        scan_dist[index] = std::numeric_limits<double>::infinity();
         free_faces[free_count++] = index;
     }
 
@@ -161,14 +168,9 @@ struct Polytope {
     }
 
     int closest_face() const {
-        int best = -1;
-        double best_dist = std::numeric_limits<double>::infinity();
-        for (int i = 0; i < face_count; ++i) {
-            if (faces[i].alive && faces[i].dist < best_dist) {
-                best_dist = faces[i].dist;
-                best = i;
-            }
-        }
+        int best = 0;
+        for (int i = 1; i < face_count; ++i)
+            if (scan_dist[i] < scan_dist[best]) best = i;
         return best;
     }
 };
@@ -248,7 +250,7 @@ Seed build_tetrahedron(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         s.w[0] = s.a[0] - s.b[0];
     }
     for (int i = 0; i < s.count; ++i) poly.add_vertex(s.w[i], s.a[i], s.b[i]);
-    auto flat_tol = [&] { return kFlat * poly.size + poly.rounding; };
+    auto flat_tol = [&] { return kFlat * poly.size() + poly.rounding(); };
     auto push = [&](const SupportPoint& p) { poly.add_vertex(p.w, p.a, p.b); };
 
     if (poly.vertex_count == 1) {
@@ -256,7 +258,7 @@ Seed build_tetrahedron(const ConvexSupport& a, const ConvexSupport& b, const Gjk
             {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}};
         for (const auto& axis : kAxes) {
             const SupportPoint p = minkowski_support(a, b, Vec3(axis[0], axis[1], axis[2]));
-            poly.size = std::max(poly.size, p.w.norm());
+            poly.size2 = std::max(poly.size2, p.w.squaredNorm());
             if ((p.w - poly.w[0]).norm() > flat_tol()) {
                 push(p);
                 break;
@@ -274,7 +276,7 @@ Seed build_tetrahedron(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         const Vec3 d2 = u.cross(d1);
         for (const Vec3& d : {d1, Vec3(-d1), d2, Vec3(-d2)}) {
             const SupportPoint p = minkowski_support(a, b, d);
-            poly.size = std::max(poly.size, p.w.norm());
+            poly.size2 = std::max(poly.size2, p.w.squaredNorm());
             if ((p.w - poly.w[0]).cross(u).norm() > flat_tol()) {
                 push(p);
                 break;
@@ -292,7 +294,7 @@ Seed build_tetrahedron(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         const SupportPoint down = minkowski_support(a, b, -n);
         const double h_up = n.dot(up.w - poly.w[0]);
         const double h_down = -n.dot(down.w - poly.w[0]);
-        poly.size = std::max({poly.size, up.w.norm(), down.w.norm()});
+        poly.size2 = std::max({poly.size2, up.w.squaredNorm(), down.w.squaredNorm()});
         const double tol = flat_tol();
         if (h_up <= tol || h_down <= tol) {
             // A - B lies on one side of the triangle's plane, which holds the origin: depth 0 along that side
@@ -442,7 +444,7 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         // The origin must be inside the tetrahedron, up to rounding. A face beyond that means GJK called an
         // overlap its simplex cannot resolve (a gap far below the size of a thin simplex, e.g. a 1e-3 shape
         // nearly touching a 1e3 one): report touching along that face, at the middle of its witness points.
-        const double origin_tol = 16 * poly.rounding;
+        const double origin_tol = 16 * poly.rounding();
         for (int i = 0; i < poly.face_count; ++i) {
             if (poly.faces[i].dist < -origin_tol) {
                 set_witness(poly, poly.faces[i], r);
@@ -462,30 +464,23 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         Vec3 normal = Vec3::UnitZ();
         double upper = std::numeric_limits<double>::infinity();
         SupportPoint point{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-        Vec3 witness_a = Vec3::Zero(), witness_b = Vec3::Zero();
+        std::array<int, 3> face{0, 0, 0};  // vertices stay in the polytope even when the face is replaced
     };
-    auto candidate = [&](const Face& face, const SupportPoint& p, double upper) {
-        Candidate c;
-        c.normal = face.normal;
-        c.upper = upper;
-        c.point = p;
-        const auto l = triangle_weights(poly.w[face.v[0]], poly.w[face.v[1]], poly.w[face.v[2]], face.normal);
-        c.witness_a = l[0] * poly.a[face.v[0]] + l[1] * poly.a[face.v[1]] + l[2] * poly.a[face.v[2]];
-        c.witness_b = l[0] * poly.b[face.v[0]] + l[1] * poly.b[face.v[1]] + l[2] * poly.b[face.v[2]];
-        return c;
+    auto candidate = [](const Face& face, const SupportPoint& p, double upper) {
+        return Candidate{face.normal, upper, p, face.v};
     };
     Candidate best, answer;
     bool have_answer = false;
     double lower = 0;  // distance of the last closest face: a lower bound of the depth
     for (;;) {
+        const double size = poly.size(), rounding = poly.rounding();
         const int f = poly.closest_face();
         const Face& face = poly.faces[f];
         const SupportPoint p = minkowski_support(a, b, face.normal);
         const double upper = face.normal.dot(p.w);
         lower = face.dist;
         if (upper < best.upper) best = candidate(face, p, upper);
-        const double tol =
-            settings.relative_tolerance * std::max(face.dist, kSizeFloor * poly.size) + poly.rounding;
+        const double tol = settings.relative_tolerance * std::max(face.dist, kSizeFloor * size) + rounding;
         if (upper - face.dist <= tol) {
             // The face is (within tolerance) on the boundary of A - B: its normal minimises the support
             // value.
@@ -503,7 +498,7 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
         if (r.iterations >= settings.max_iterations || poly.vertex_count == kMaxVertices) break;
         ++r.iterations;
         const int vi = poly.add_vertex(p.w, p.a, p.b);
-        if (!poly.expand(f, vi, 0.25 * poly.rounding, 16 * poly.rounding)) break;
+        if (!poly.expand(f, vi, 0.25 * rounding, 16 * rounding)) break;
     }
     if (!have_answer) {
         answer = best;
@@ -512,10 +507,14 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
     // Depth h(n) and the face witness moved along n onto each set's support plane: point_a - point_b is
     // exactly depth * normal, and each point sits where the contact is.
     const Vec3& n = answer.normal;
+    const std::array<int, 3>& v = answer.face;
+    const auto l = triangle_weights(poly.w[v[0]], poly.w[v[1]], poly.w[v[2]], n);
+    const Vec3 witness_a = l[0] * poly.a[v[0]] + l[1] * poly.a[v[1]] + l[2] * poly.a[v[2]];
+    const Vec3 witness_b = l[0] * poly.b[v[0]] + l[1] * poly.b[v[1]] + l[2] * poly.b[v[2]];
     r.normal = n;
     r.depth = std::max(0.0, answer.upper);
-    r.point_a = answer.witness_a + n.dot(answer.point.a - answer.witness_a) * n;
-    r.point_b = answer.witness_b + n.dot(answer.point.b - answer.witness_b) * n;
+    r.point_a = witness_a + n.dot(answer.point.a - witness_a) * n;
+    r.point_b = witness_b + n.dot(answer.point.b - witness_b) * n;
     return r;
 }
 
