@@ -227,16 +227,18 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         const Vec3 w = pa - pb;
         ++r.iterations;
         const double vw = v.dot(w);
-        const double rounding = kRounding * std::sqrt(vv * w.squaredNorm());
+        // Rounding floor kRounding |v| |w|, compared in squares (no square root in the loop).
+        const double rounding2 = kRounding * kRounding * vv * w.squaredNorm();
         if constexpr (kBoolean) {
             // Lower bound of the distance v.w/|v| beyond rounding: the plane orthogonal to v separates.
-            if (vw > rounding) {
+            if (vw > 0 && vw * vw > rounding2) {
                 separated = true;
                 break;
             }
         }
         // Duality gap |v|^2 - v.w = |v| (upper - lower bound of the distance).
-        if (vv - vw <= settings.relative_tolerance * vv + rounding) {
+        const double excess = vv - vw - settings.relative_tolerance * vv;
+        if (excess <= 0 || excess * excess <= rounding2) {
             converged = true;
             break;
         }
