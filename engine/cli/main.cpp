@@ -219,8 +219,10 @@ int run(const Options& options) {
             code = kExitRunFailed;
         }
     }
+    const std::string failed =
+        report.ok ? "" : " (failed in step " + std::to_string(report.failed_step) + ")";
     spdlog::info("{}: {} steps, {} s simulated in {:.3g} s wall time{}", scene->file, report.steps,
-                 report.time, report.wall_seconds, report.ok ? "" : " (failed)");
+                 report.time, report.wall_seconds, failed);
     return code;
 }
 

@@ -85,7 +85,7 @@ std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunR
                        {"total_pivots", s.total_pivots},
                        {"max_residual", s.max_residual}};
     if (!report.ok) {
-        Json error = Json{{"message", report.error}, {"step", report.steps}};
+        Json error = Json{{"message", report.error}, {"step", report.failed_step}};
         error["body"] =
             report.failed_body == kSceneWorld ? Json(nullptr) : Json(scene.bodies[report.failed_body].name);
         r["error"] = std::move(error);

@@ -70,16 +70,17 @@ RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& op
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t n = 1; n <= total; ++n) {
         const Status status = sw.world.step(scene.dt);
-        // A step can fail part-way (e.g. a non-finite velocity rejected by the broad phase before the step
-        // counter advances), so the step number is ours, not the world's.
-        report.steps = n;
+        report.steps = sw.world.step_count();
         report.time = sw.world.time();
         for (const ContactEvent& e : sw.world.contact_events()) {
             const std::size_t a = index_of(e.a), b = index_of(e.b);
             report.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
         }
         if (!status) {
+            // A step can fail part-way (e.g. a non-finite velocity rejected by the broad phase before the
+            // world counts the step), so the failed step's number is ours, not the world's.
             report.ok = false;
+            report.failed_step = n;
             for (std::size_t i = 0; i < sw.bodies.size() && report.failed_body == kSceneWorld; ++i) {
                 const Result<BodyState> s = sw.world.state(sw.bodies[i]);
                 if (s && !finite_state(s.value())) report.failed_body = i;

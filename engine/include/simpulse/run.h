@@ -51,8 +51,8 @@ struct SolverSummary {
 };
 
 struct RunReport {
-    std::uint64_t steps = 0;  // steps taken, a failed one included
-    double time = 0;          // simulated time the world reached, s (a step that failed part-way adds none)
+    std::uint64_t steps = 0;  // steps the world completed (World::step_count)
+    double time = 0;          // simulated time the world reached, s
     double wall_seconds = 0;
     std::vector<SceneEvent> events;
     double max_joint_error = 0;  // largest joint anchor separation after any step, m
@@ -60,6 +60,7 @@ struct RunReport {
     bool ok = true;
     // When !ok: what went wrong, e.g. `body "ball" became non-finite at step 12 (t = 0.05 s)`.
     std::string error;
+    std::uint64_t failed_step = 0;          // number of the step that failed (1-based)
     std::size_t failed_body = kSceneWorld;  // scene index of the body named in `error`, if any
 };
 
