@@ -235,20 +235,23 @@ int main(int argc, char** argv) {
     Options options;
 
     CLI::App* run_cmd = app.add_subcommand("run", "Run a scene and write its result");
-    run_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required();
-    run_cmd->add_option("--out", options.out, "Write the result (JSON) to this file");
-    run_cmd->add_option("--trajectory", options.trajectory, "Write sampled states (JSON Lines) to this file");
-    run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)");
-    run_cmd->add_option("--dt", options.dt, "Time step, s (overrides the scene)");
+    run_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required()->type_name("FILE");
+    run_cmd->add_option("--out", options.out, "Write the result (JSON) to this file")->type_name("FILE");
+    run_cmd->add_option("--trajectory", options.trajectory, "Write sampled states (JSON Lines) to this file")
+        ->type_name("FILE");
+    run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)")
+        ->type_name("SECONDS");
+    run_cmd->add_option("--dt", options.dt, "Time step, s (overrides the scene)")->type_name("SECONDS");
 
     CLI::App* validate_cmd = app.add_subcommand("validate", "Check a scene; exit 0 if it is valid");
-    validate_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required();
+    validate_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required()->type_name("FILE");
 
     for (CLI::App* cmd : {run_cmd, validate_cmd}) {
         cmd->add_option(
                "--set", options.sets,
                "Override a scene value before loading: /json/pointer=VALUE (VALUE is JSON, else a string)")
-            ->allow_extra_args(false);
+            ->allow_extra_args(false)
+            ->type_name("/POINTER=VALUE");
         cmd->add_flag("--quiet", options.quiet, "Print errors only");
         cmd->add_flag("--verbose", options.verbose, "Log scene details and per-step solver statistics");
     }
