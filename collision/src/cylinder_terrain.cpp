@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace simpulse {
 
@@ -61,24 +62,28 @@ std::pair<double, double> cell_height_range(const HeightField& field, const Cell
 
 namespace {
 
-// Upper bound of the heights of the rectangle's cells from at most four pyramid nodes: those of the lowest
-// level at which the rectangle spans at most two nodes per axis. They cover a superset of the cells (at most
-// 16 times the area), so their maximum bounds the rectangle's from above: enough to reject, in two cache
-// lines.
-double pyramid_max_bound(const HeightField& field, const CellRange& range) {
+// Bounds of the heights of the rectangle's cells from at most four pyramid nodes: those of the lowest level
+// at which the rectangle spans at most two nodes per axis. They cover a superset of the cells (at most 16
+// times the area), in two cache lines: their maximum bounds the rectangle's from above (enough to reject),
+// and when they are flat, so is the rectangle.
+std::pair<double, double> pyramid_bounds(const HeightField& field, const CellRange& range) {
     int level = 0;
     while (level + 1 < static_cast<int>(field.levels.size()) &&
            (((range.row_end - 1) >> level) - (range.row_begin >> level) > 1 ||
             ((range.column_end - 1) >> level) - (range.column_begin >> level) > 1))
         ++level;
     const HeightField::Level& l = field.levels[static_cast<std::size_t>(level)];
-    double bound = -std::numeric_limits<double>::infinity();
+    std::pair<double, double> r{std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity()};
     for (int i = range.row_begin >> level; i <= (range.row_end - 1) >> level && i < l.rows; ++i)
-        for (int j = range.column_begin >> level; j <= (range.column_end - 1) >> level && j < l.columns; ++j)
-            bound = std::max(bound,
-                             l.max_height[static_cast<std::size_t>(i) * static_cast<std::size_t>(l.columns) +
-                                          static_cast<std::size_t>(j)]);
-    return bound;
+        for (int j = range.column_begin >> level; j <= (range.column_end - 1) >> level && j < l.columns;
+             ++j) {
+            const auto k = static_cast<std::size_t>(i) * static_cast<std::size_t>(l.columns) +
+                           static_cast<std::size_t>(j);
+            r.first = std::min(r.first, l.min_height[k]);
+            r.second = std::max(r.second, l.max_height[k]);
+        }
+    return r;
 }
 
 // Lower bound of the height of the cylinder over a rectangle of the x/y plane, for culling cells. The
@@ -190,16 +195,25 @@ int collide_cylinder_terrain(const Cylinder& cylinder, const Pose& pose_cylinder
     if (range.empty()) return 0;
     st.cells = (range.row_end - range.row_begin) * (range.column_end - range.column_begin);
     // No terrain point under the box reaches its bottom: every element is farther than the margin. First the
-    // pyramid's bound (a far-away cylinder costs two cache lines), then the exact range, which the flat test
-    // needs.
-    if (!field.levels.empty() && pyramid_max_bound(field, range) < box.min.z()) {
+    // pyramid's bounds (a far-away cylinder, or one on a flat region, costs two cache lines), then the exact
+    // range.
+    double h_min = 0, h_max = 0;
+    bool exact = field.levels.empty();
+    if (!exact) {
+        std::tie(h_min, h_max) = pyramid_bounds(field, range);
+        exact =
+            h_max - h_min > kTerrainFlatTolerance;  // the superset is not flat: the rectangle may still be
+    }
+    if (h_max < box.min.z() && !field.levels.empty()) {
         st.rejected_by_height = true;
         return 0;
     }
-    const auto [h_min, h_max] = cell_height_range(field, range);
-    if (h_max < box.min.z()) {
-        st.rejected_by_height = true;
-        return 0;
+    if (exact) {
+        std::tie(h_min, h_max) = cell_height_range(field, range);
+        if (h_max < box.min.z()) {
+            st.rejected_by_height = true;
+            return 0;
+        }
     }
 
     PatchSet patches;

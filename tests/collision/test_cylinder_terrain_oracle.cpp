@@ -175,7 +175,7 @@ TEST(CylinderTerrainOracle, RandomPosesAgainstBruteForce) {
 #ifdef NDEBUG
     const int kPoses = 10000;
 #else
-    const int kPoses = 400;  // unoptimised (sanitizer) builds: the same checks on fewer poses
+    const int kPoses = 150;  // unoptimised (sanitizer) builds: the same checks on fewer poses
 #endif
     std::mt19937_64 rng(20200529);
     const Bumpy bumpy = make_bumpy(rng);
