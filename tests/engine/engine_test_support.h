@@ -17,6 +17,19 @@
 
 namespace simpulse::test {
 
+// Removes the directories handed out by test_dir when the test program ends.
+struct TestDirs {
+    std::vector<std::filesystem::path> made;
+    TestDirs() = default;
+    TestDirs(const TestDirs&) = delete;
+    TestDirs& operator=(const TestDirs&) = delete;
+    ~TestDirs() {
+        std::error_code ignored;
+        for (const auto& dir : made) std::filesystem::remove_all(dir, ignored);
+    }
+};
+inline TestDirs test_dirs;
+
 // A directory of its own for the running test (ctest runs tests of one executable in parallel processes).
 inline std::filesystem::path test_dir() {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -24,6 +37,7 @@ inline std::filesystem::path test_dir() {
         std::filesystem::temp_directory_path() / ("simpulse_" + std::string(info->test_suite_name()) + "_" +
                                                   info->name() + "_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    test_dirs.made.push_back(dir);
     return dir;
 }
 
