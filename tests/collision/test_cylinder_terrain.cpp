@@ -217,6 +217,47 @@ TEST(CylinderTerrainBroad, PyramidRejectsFarCylinderOnLargeField) {
     (void)lo;
 }
 
+TEST(CylinderTerrainBroad, FieldWithoutPyramidGivesTheSameContacts) {
+    // A HeightField assembled by hand without `levels` takes the direct scans; contacts are identical bit for
+    // bit, on flat, sloped and rough ground, and a far cylinder is still rejected.
+    const ShapePtr with = make_field(
+        [](double x, double y) {
+            return x < 0 ? kH0 : kH0 + 0.2 * x + 0.03 * std::sin(7 * x) * std::cos(5 * y);
+        },
+        Vec2(-2, -2), Vec2(0.1, 0.1), 41, 41);
+    HeightField without = field_of(with);
+    without.levels.clear();
+    const Cylinder c{0.3, 0.4};
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1);
+    int compared = 0;
+    for (int k = 0; k < 200; ++k) {
+        Pose pose;
+        pose.orientation = Quat::UnitRandom();
+        pose.position = Vec3(1.2 * u(rng), 1.2 * u(rng), kH0 + 0.35 + 0.2 * u(rng));
+        const auto a = collide_terrain(c, pose, field_of(with), 0.002);
+        const auto b = collide_terrain(c, pose, without, 0.002);
+        ASSERT_EQ(a.size(), b.size()) << "pose " << k;
+        for (std::size_t m = 0; m < a.size(); ++m) {
+            ASSERT_EQ(a[m].count, b[m].count);
+            EXPECT_EQ(a[m].normal, b[m].normal);
+            for (int i = 0; i < a[m].count; ++i) {
+                EXPECT_EQ(a[m].points[static_cast<std::size_t>(i)].position,
+                          b[m].points[static_cast<std::size_t>(i)].position);
+                EXPECT_EQ(a[m].points[static_cast<std::size_t>(i)].id,
+                          b[m].points[static_cast<std::size_t>(i)].id);
+            }
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, 100);
+    Pose far;
+    far.position = Vec3(0.5, 0.5, 5);
+    CylinderTerrainStats stats;
+    EXPECT_TRUE(collide_terrain(c, far, without, 0, &stats).empty());
+    EXPECT_TRUE(stats.rejected_by_height);
+}
+
 // Standing on the base on a flat field: four body-fixed rim points (local +x, -x, +y, -y in the reduction's
 // order: deepest = first body-fixed point, farthest, farthest from their line, largest area), depth exact.
 void expect_standing(bool flat_path) {
