@@ -20,6 +20,13 @@ namespace {
 
 constexpr double kG = 9.81;
 constexpr double kDt = 1.0 / 240;
+// Simulated time of the rolling and standing tests: the 5 s; unoptimised (sanitizer) builds run 1.5 s
+// with the same thresholds.
+#ifdef NDEBUG
+constexpr double kDuration = 5;
+#else
+constexpr double kDuration = 1.5;
+#endif
 
 // Height field descending along `down` (a horizontal unit vector) with the given slope, plus a checkerboard
 // of
@@ -42,8 +49,8 @@ BodyId add_static(World& world, const ShapePtr& shape) {
     return world.create_body(d).value();
 }
 
-// Rolls a cylinder r = 0.3 m lying across x at 3 m/s for 5 s (15 m, 300 cells of 5 cm) and reports the worst
-// |v_z| and the relative speed loss.
+// Rolls a cylinder r = 0.3 m lying across x at 3 m/s for kDuration (5 s: 15 m, 300 cells of 5 cm) and reports
+// the worst |v_z| and the relative speed loss.
 void roll_on_flat(double checker, double& worst_vz, double& loss) {
     World world;
     add_static(world, field(33, 401, 0.05, Vec2(-2, -0.8), 0, Vec2::UnitX(), checker));
@@ -57,7 +64,7 @@ void roll_on_flat(double checker, double& worst_vz, double& loss) {
     d.angular_velocity = Vec3(0, v0 / r, 0);  // rolling: v + w x (-r z) = 0
     const BodyId body = world.create_body(d).value();
     worst_vz = 0;
-    const int steps = static_cast<int>(std::lround(5.0 / kDt));
+    const int steps = static_cast<int>(std::lround(kDuration / kDt));
     for (int s = 0; s < steps; ++s) {
         ASSERT_TRUE(world.step(kDt).ok());
         worst_vz = std::max(worst_vz, std::abs(world.state(body).value().velocity.z()));
@@ -66,7 +73,7 @@ void roll_on_flat(double checker, double& worst_vz, double& loss) {
     loss = 1 - end.velocity.x() / v0;
     std::printf("rolling (checkerboard %g m): travelled %.3f m, worst |v_z| %.3g m/s, speed loss %.4f %%\n",
                 checker, end.pose.position.x(), worst_vz, 100 * loss);
-    EXPECT_GT(end.pose.position.x(), 14);
+    EXPECT_GT(end.pose.position.x(), 0.95 * v0 * kDuration);
 }
 
 TEST(CylinderTerrainDynamics, RollingOnFlatFieldKeepsHeightAndSpeed) {
@@ -140,9 +147,10 @@ TEST(CylinderTerrainDynamics, StandsStillOnSlope) {
     // Let the contact settle for 0.25 s, then measure the drift over 5 s.
     for (int s = 0; s < 60; ++s) ASSERT_TRUE(world.step(kDt).ok());
     const Vec3 start = world.state(body).value().pose.position;
-    for (int s = 0; s < static_cast<int>(std::lround(5.0 / kDt)); ++s) ASSERT_TRUE(world.step(kDt).ok());
+    for (int s = 0; s < static_cast<int>(std::lround(kDuration / kDt)); ++s)
+        ASSERT_TRUE(world.step(kDt).ok());
     const double drift = (world.state(body).value().pose.position - start).norm();
-    std::printf("standing on slope: drift %.3g m in 5 s\n", drift);
+    std::printf("standing on slope: drift %.3g m in %g s\n", drift, kDuration);
     EXPECT_LT(drift, 1e-4) << "drift " << drift;
 }
 
