@@ -95,10 +95,9 @@ void DynamicsWorld::destroy_body(BodyId id) {
     Body& b = bodies_[id.index];
     // Touching pairs of this body end now; report them with the next step's events.
     for (std::size_t i = 0; i < touching_.size(); ++i) {
-        if (touching_ids_[i].first == id || touching_ids_[i].second == id) {
-            pending_events_.push_back({ContactEvent::Type::end, time_, touching_ids_[i].first,
-                                       touching_ids_[i].second, touching_[i].first, touching_[i].second});
-            touching_ids_.erase(touching_ids_.begin() + static_cast<std::ptrdiff_t>(i));
+        const TouchingPair& p = touching_[i];
+        if (p.a == id || p.b == id) {
+            pending_events_.push_back({ContactEvent::Type::end, time_, p.a, p.b, p.order_a, p.order_b});
             touching_.erase(touching_.begin() + static_cast<std::ptrdiff_t>(i));
             --i;
         }
@@ -353,50 +352,39 @@ void DynamicsWorld::build_constraints() {
 
 void DynamicsWorld::update_contact_events() {
     std::swap(touching_, touching_prev_);
-    std::swap(touching_ids_, touching_ids_prev_);
     touching_.clear();
-    touching_ids_.clear();
+    // Touching: a point penetrates or touches, or a (speculative) point carried a normal impulse this step:
+    // the exact mode stops approaching bodies a hair before they touch, and that is a contact all the same.
+    const std::span<const double> impulses = solver_.contact_impulses();
+    std::size_t point = 0;  // contacts_ holds every manifold point in order
     for (const BodyManifold& bm : body_manifolds_) {
         bool touching = false;
-        for (int k = 0; k < bm.manifold.count; ++k)
+        for (int k = 0; k < bm.manifold.count; ++k, ++point) {
             touching |= bm.manifold.points[static_cast<std::size_t>(k)].depth >= 0;
+            touching |= point < impulses.size() && impulses[point] > 0;
+        }
         if (!touching) continue;
         const std::uint64_t oa = bodies_[bm.a.index].creation_order, ob = bodies_[bm.b.index].creation_order;
-        touching_.push_back(oa < ob ? std::pair{oa, ob} : std::pair{ob, oa});
+        touching_.push_back(oa < ob ? TouchingPair{oa, ob, bm.a, bm.b} : TouchingPair{ob, oa, bm.b, bm.a});
     }
-    std::sort(touching_.begin(), touching_.end());
-    touching_.erase(std::unique(touching_.begin(), touching_.end()), touching_.end());
-    // Map creation orders back to ids (body_manifolds_ is small; a sorted lookup keeps it deterministic).
-    for (const auto& [oa, ob] : touching_) {
-        BodyId ia, ib;
-        for (const BodyManifold& bm : body_manifolds_) {
-            const std::uint64_t a = bodies_[bm.a.index].creation_order,
-                                b = bodies_[bm.b.index].creation_order;
-            if (a == oa && b == ob) {
-                ia = bm.a;
-                ib = bm.b;
-                break;
-            }
-            if (a == ob && b == oa) {
-                ia = bm.b;
-                ib = bm.a;
-                break;
-            }
-        }
-        touching_ids_.emplace_back(ia, ib);
-    }
-    const double t = time_;
+    auto by_order = [](const TouchingPair& x, const TouchingPair& y) {
+        return std::pair{x.order_a, x.order_b} < std::pair{y.order_a, y.order_b};
+    };
+    auto same = [](const TouchingPair& x, const TouchingPair& y) {
+        return x.order_a == y.order_a && x.order_b == y.order_b;
+    };
+    std::sort(touching_.begin(), touching_.end(), by_order);
+    touching_.erase(std::unique(touching_.begin(), touching_.end(), same), touching_.end());
+    // Merge the sorted lists: pairs only in the new list begin, pairs only in the old one end.
     std::size_t i = 0, j = 0;
     while (i < touching_.size() || j < touching_prev_.size()) {
-        if (j == touching_prev_.size() || (i < touching_.size() && touching_[i] < touching_prev_[j])) {
-            events_.push_back({ContactEvent::Type::begin, t, touching_ids_[i].first, touching_ids_[i].second,
-                               touching_[i].first, touching_[i].second});
-            ++i;
-        } else if (i == touching_.size() || touching_prev_[j] < touching_[i]) {
-            events_.push_back({ContactEvent::Type::end, t, touching_ids_prev_[j].first,
-                               touching_ids_prev_[j].second, touching_prev_[j].first,
-                               touching_prev_[j].second});
-            ++j;
+        if (j == touching_prev_.size() ||
+            (i < touching_.size() && by_order(touching_[i], touching_prev_[j]))) {
+            const TouchingPair& p = touching_[i++];
+            events_.push_back({ContactEvent::Type::begin, time_, p.a, p.b, p.order_a, p.order_b});
+        } else if (i == touching_.size() || by_order(touching_prev_[j], touching_[i])) {
+            const TouchingPair& p = touching_prev_[j++];
+            events_.push_back({ContactEvent::Type::end, time_, p.a, p.b, p.order_a, p.order_b});
         } else {
             ++i, ++j;
         }
@@ -413,7 +401,7 @@ double DynamicsWorld::fastest_joint_rotation_rate() const {
     return fastest;
 }
 
-bool DynamicsWorld::substep(double dt, bool may_reject) {
+DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) {
     velocity_backup_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i)
         velocity_backup_[i] = {bodies_[i].velocity, bodies_[i].angular_velocity};
@@ -424,6 +412,8 @@ bool DynamicsWorld::substep(double dt, bool may_reject) {
         b.force.setZero();
         b.torque.setZero();
     }
+    // A non-finite velocity must stop the step here, before it reaches the broad phase.
+    if (first_non_finite_body() != kInvalidIndex) return SubstepResult::non_finite;
     // (2) collision stage.
     collision_stage(dt);
     // (3) solver stage.
@@ -442,7 +432,7 @@ bool DynamicsWorld::substep(double dt, bool may_reject) {
             bodies_[i].velocity = velocity_backup_[i].first;
             bodies_[i].angular_velocity = velocity_backup_[i].second;
         }
-        return false;
+        return SubstepResult::rejected;
     }
     update_contact_events();
     // (4) positions and orientations from velocities.
@@ -454,7 +444,18 @@ bool DynamicsWorld::substep(double dt, bool may_reject) {
         sync_solver_bodies(false);
         last_joint_drift_ = std::max(last_joint_drift_, solver_.stats().joint_drift);
     }
-    return true;
+    return SubstepResult::done;
+}
+
+std::uint32_t DynamicsWorld::first_non_finite_body() const {
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
+        const Body& b = bodies_[i];
+        if (!b.alive || b.is_static) continue;
+        if (!(finite(b.com_position) && finite(b.velocity) && finite(b.angular_velocity) &&
+              b.orientation.coeffs().allFinite()))
+            return i;
+    }
+    return kInvalidIndex;
 }
 
 StepStatus DynamicsWorld::step(double dt) {
@@ -481,7 +482,9 @@ StepStatus DynamicsWorld::step(double dt) {
             bodies_[i].force = forces_[i].first;
             bodies_[i].torque = forces_[i].second;
         }
-        if (!substep(h, has_joints && h > shortest * (1 + 1e-9))) {
+        const SubstepResult result = substep(h, has_joints && h > shortest * (1 + 1e-9));
+        if (result == SubstepResult::non_finite) break;
+        if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);
             continue;
         }
@@ -491,15 +494,10 @@ StepStatus DynamicsWorld::step(double dt) {
     ++step_count_;
     time_ = static_cast<double>(step_count_) * dt;
     for (ContactEvent& e : events_) e.time = time_;
-    for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
-        const Body& b = bodies_[i];
-        if (!b.alive || b.is_static) continue;
-        if (!(finite(b.com_position) && finite(b.velocity) && finite(b.angular_velocity) &&
-              b.orientation.coeffs().allFinite())) {
-            std::ostringstream msg;
-            msg << "state became non-finite at step " << step_count_ << " (t = " << time_ << " s)";
-            return {false, id_of(i), msg.str()};
-        }
+    if (const std::uint32_t bad = first_non_finite_body(); bad != kInvalidIndex) {
+        std::ostringstream msg;
+        msg << "state became non-finite at step " << step_count_ << " (t = " << time_ << " s)";
+        return {false, id_of(bad), msg.str()};
     }
     return {};
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace simpulse::detail {
 namespace {
@@ -148,7 +149,11 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     }
 
     Eigen::VectorXd lambda(n);
-    for (int iteration = 1; iteration <= max_iterations; ++iteration) {
+    int fewest_changes = std::numeric_limits<int>::max();
+    int stalled = 0;
+    bool single_pivot = false;
+    int last_iteration = max_iterations;
+    for (int iteration = 1; iteration <= last_iteration; ++iteration) {
         result.iterations = iteration;
         // Unknowns: the free rows. Normal rows at their bound carry 0. A friction row at its bound carries
         // s mu (sum of its patch's free normal impulses); a friction row whose patch has no free normal
@@ -253,10 +258,13 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
             if (r.kind != RowKind::friction) lambda_scale = std::max(lambda_scale, std::abs(r.lambda));
         ws.new_status = ws.status;
         int changes = 0;
+        double worst_violation = 0;
+        std::size_t worst_row = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const Row& r = rows[i];
             const double v = ws.w[static_cast<Eigen::Index>(i)] - r.target;
             std::int8_t& s = ws.new_status[i];
+            const std::int8_t before = s;
             if (r.kind == RowKind::normal) {
                 if (s == 0 && r.lambda < -1e-10 * lambda_scale)
                     s = -1;
@@ -278,14 +286,36 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
                 else if (s == -1 && v < -velocity_tolerance && bound > 0)
                     s = 0;
             }
-            changes += s != ws.status[i];
+            if (s != before) {
+                ++changes;
+                // Size of the violation that triggers the change, in velocity units (impulse violations
+                // scaled by the row's effective mass) so rows of different kinds compare.
+                const double violation = before == 0 ? std::abs(r.lambda) * r.diagonal : std::abs(v);
+                if (violation > worst_violation) worst_violation = violation, worst_row = i;
+            }
         }
         result.pivots += changes;
-        ws.status.swap(ws.new_status);
         if (changes == 0) {
             result.converged = true;
             break;
         }
+        // Block pivoting (all changes at once) converges fast but can cycle on matrices that are not
+        // M-matrices. When the number of violations has not decreased for six iterations, change only the
+        // most violated row per iteration (Judice & Pires' safeguard for block principal pivoting); single
+        // pivots get one extra iteration per row.
+        if (changes < fewest_changes) {
+            fewest_changes = changes;
+            stalled = 0;
+        } else if (++stalled >= 6 && !single_pivot) {
+            single_pivot = true;
+            last_iteration = iteration + static_cast<int>(rows.size());
+        }
+        if (single_pivot) {
+            const std::int8_t chosen = ws.new_status[worst_row];
+            ws.new_status = ws.status;
+            ws.new_status[worst_row] = chosen;
+        }
+        ws.status.swap(ws.new_status);
     }
 
     if (!result.converged && dense) {

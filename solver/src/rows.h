@@ -40,6 +40,8 @@ struct Row {
         -1;  // friction rows: first of their patch's normal rows (consecutive), island index
     std::int32_t normal_count = 0;
     RowKind kind = RowKind::normal;
+    bool persistent =
+        false;  // normal rows: the contact carried an impulse in the previous step (not an impact)
     std::uint32_t source = 0;  // contact or joint index
 };
 

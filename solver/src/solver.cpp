@@ -16,6 +16,12 @@ bool skip_restitution(double approach_velocity, const SolverSettings& settings) 
     return settings.restitution_threshold > 0 && -approach_velocity < settings.restitution_threshold;
 }
 
+// Restitution belongs to impacts: a contact that already carried an impulse in the previous step is a lasting
+// contact (a leaning domino, a box sliding on a slope). Bouncing it every step would pump energy into it.
+bool is_impact(const detail::Row& row, double approach_velocity, const SolverSettings& settings) {
+    return !row.persistent && !skip_restitution(approach_velocity, settings);
+}
+
 }  // namespace
 
 using detail::BlcpResult;
@@ -35,12 +41,17 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
                               std::span<const BallJointConstraint> joints, double dt,
                               const SolverSettings& settings) {
     impl_->stats = {};
+    impl_->contact_impulse.assign(contacts.size(), 0.0);
     if (settings.mode == SolverMode::thesis) {
         impl_->solve_thesis(bodies, contacts, joints, dt, settings);
     } else {
         impl_->build_rows(bodies, contacts, joints, dt, settings);
         impl_->solve_exact(bodies, contacts, settings);
     }
+}
+
+std::span<const double> Solver::contact_impulses() const {
+    return impl_->contact_impulse;
 }
 
 void Solver::project_positions(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -92,8 +103,10 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
                 cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
             if (is_movable(c.body_b))
                 cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
-            const detail::WarmStart* warm = settings.warm_start ? find_warm_start(c.key) : nullptr;
+            const detail::WarmStart* previous = find_warm_start(c.key);
+            const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
             Row normal;
+            normal.persistent = previous != nullptr && previous->normal > 0;
             detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
             normal.kind = RowKind::normal;
             normal.source = static_cast<std::uint32_t>(k);
@@ -235,7 +248,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             // inelastic phase stops the approach completely (target 0 instead of the speculative gap / dt),
             // so the restitution impulse e * lambda reverses the full impact speed.
             if (r.kind == RowKind::normal && r.target < 0 && approach[i] < r.target &&
-                contacts[r.source].restitution > 0 && !skip_restitution(approach[i], settings))
+                contacts[r.source].restitution > 0 && is_impact(r, approach[i], settings))
                 r.target = 0;
         }
         solve_island(island_rows, bodies, settings);
@@ -246,7 +259,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             if (r.kind != RowKind::normal || r.lambda <= 0) continue;
             const ContactConstraint& c = contacts[r.source];
             if (c.restitution <= 0 ||
-                skip_restitution(approach[static_cast<std::size_t>(&r - island_rows.data())], settings))
+                !is_impact(r, approach[static_cast<std::size_t>(&r - island_rows.data())], settings))
                 continue;
             detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
             any_restitution = true;
@@ -278,7 +291,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 const Row& r = recheck_rows[i];
                 if (r.kind != RowKind::normal || r.lambda <= 0) continue;
                 const ContactConstraint& c = contacts[r.source];
-                if (c.restitution <= 0 || skip_restitution(approach[i], settings)) continue;
+                if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
                 detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
                 any_restitution = true;
             }
@@ -287,6 +300,8 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         for (std::uint32_t p = begin; p < end; ++p) rows[order[p]].lambda = island_rows[p - begin].lambda;
     }
 
+    for (const Row& r : rows)
+        if (r.kind == RowKind::normal) contact_impulse[r.source] = r.lambda;
     // Warm-start cache for the next step: every point's normal impulse; the patch friction under the key of
     // the patch's first point.
     next_cache.clear();

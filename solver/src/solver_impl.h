@@ -47,6 +47,7 @@ struct Solver::Impl {
     std::vector<std::uint32_t> recheck_source;
     detail::IslandBuilder islands;
     detail::BlcpWorkspace workspace;
+    std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
     std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
     std::vector<detail::WarmStart> next_cache;
     std::vector<double> joint_cache;         // joint row impulses of the previous step

@@ -84,6 +84,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
                 const double impulse = (1 + e) * p[i];
                 detail::apply_row_impulse(r, impulse, bodies);
                 r.lambda += impulse;
+                if (r.kind == RowKind::normal) contact_impulse[r.source] += impulse;
             }
             // Sliding friction of the points just resolved: mu |p'| against the tangential velocity, computed
             // for all points from the same velocities and then applied together.

@@ -148,9 +148,11 @@ class DynamicsWorld {
 
   private:
     Body& body_mut(BodyId id);
-    // One pass of the pipeline; returns false (and restores the velocities) if may_reject and a jointed body
-    // would rotate by more than max_joint_rotation.
-    bool substep(double dt, bool may_reject);
+    // One pass of the pipeline. Rejected (velocities restored) if may_reject and a jointed body would rotate
+    // by more than max_joint_rotation; stops early if a velocity became non-finite.
+    enum class SubstepResult { done, rejected, non_finite };
+    SubstepResult substep(double dt, bool may_reject);
+    std::uint32_t first_non_finite_body() const;
     double fastest_joint_rotation_rate() const;
     void collision_stage(double dt);
     void build_constraints();
@@ -178,10 +180,12 @@ class DynamicsWorld {
     std::vector<SolverBody> solver_bodies_;
     std::vector<ContactConstraint> contacts_;
     std::vector<BallJointConstraint> joint_rows_;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> touching_;  // creation orders, sorted
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> touching_prev_;
-    std::vector<std::pair<BodyId, BodyId>> touching_ids_;
-    std::vector<std::pair<BodyId, BodyId>> touching_ids_prev_;
+    struct TouchingPair {
+        std::uint64_t order_a, order_b;  // creation orders, order_a < order_b
+        BodyId a, b;
+    };
+    std::vector<TouchingPair> touching_;  // sorted by creation orders
+    std::vector<TouchingPair> touching_prev_;
     std::vector<ContactEvent> events_;
     std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
     std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps

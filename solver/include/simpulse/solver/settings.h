@@ -23,7 +23,7 @@ struct SolverSettings {
     double restitution_threshold = 0.05;
     // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
     // or sparse LDL^T factorisation); larger islands by the iterative method on the same system.
-    int direct_max_rows = 600;
+    int direct_max_rows = 96;
     // Direct islands up to this many rows use a dense factorisation, larger ones a sparse one.
     int dense_max_rows = 96;
     int max_active_set_iterations = 30;

@@ -87,6 +87,9 @@ class Solver {
                            std::span<const BallJointConstraint> joints, const SolverSettings& settings);
 
     const SolverStats& stats() const;
+    // Normal impulse each contact of the last solve_velocities carried (inelastic phase; thesis mode: the
+    // applied (1 + e) p), aligned with its contacts. A contact "touches" when it carried an impulse.
+    std::span<const double> contact_impulses() const;
 
   private:
     struct Impl;
