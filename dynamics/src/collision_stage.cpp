@@ -1,7 +1,7 @@
 // Collision stage of the step (thesis chapter 2, step 4): refresh the broad-phase boxes of moving bodies
 // (fattened by the contact margin and extended by the displacement expected this step), collect the candidate
-// pairs, skip pairs that may not collide (both static, jointed without collide_connected), and run the narrow
-// phase on each, collecting manifolds with their bodies.
+// pairs, wake sleeping islands that an awake body reaches, skip pairs that need no test (both static or
+// asleep, jointed without collide_connected, tight boxes apart), and run the narrow phase on the rest.
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/dynamics/world.h>
 
@@ -11,38 +11,50 @@ namespace simpulse {
 
 void DynamicsWorld::collision_stage(double dt) {
     const double margin = settings_.contact_margin;
-    // Speculative distance per pair: the base margin plus how far the two surfaces can approach in this step,
-    // so a fast body is caught before it penetrates while resting bodies keep few speculative contacts.
+    // Speculative distance per body: how far its surface can move in this step, so a fast body is caught
+    // before it penetrates while resting bodies keep few speculative contacts.
     auto reach = [dt](const Body& body) {
-        return body.is_static
+        return body.is_static || body.asleep
                    ? 0.0
                    : dt * (body.velocity.norm() + body.angular_velocity.norm() * body.bounding_radius);
     };
     for (Body& b : bodies_) {
-        if (!b.alive || b.is_static) continue;
-        broad_phase_.move(b.proxy, compute_aabb(*b.shape, b.pose()).inflated(0.5 * margin + reach(b)),
-                          dt * b.velocity);
+        if (!b.alive || b.is_static || b.asleep) continue;
+        b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * margin + reach(b));
+        broad_phase_.move(b.proxy, b.bounds, dt * b.velocity);
     }
     broad_phase_.update_pairs();
+
+    auto wanted = [&](std::uint32_t ia, std::uint32_t ib) {
+        const Body& a = bodies_[ia];
+        const Body& b = bodies_[ib];
+        if (!a.alive || !b.alive || (frozen(ia) && frozen(ib))) return false;
+        if (!a.bounds.overlaps(b.bounds)) return false;  // fat boxes overlap, the tight ones do not
+        return !std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
+                                   std::pair{std::min(ia, ib), std::max(ia, ib)});
+    };
+    // An awake body reaching a sleeping one wakes the sleeper's island before any pair is tested, so the
+    // whole island takes part in this step.
+    for (const BroadPhasePair& pair : broad_phase_.pairs()) {
+        const Body& a = bodies_[pair.a];
+        const Body& b = bodies_[pair.b];
+        if (a.asleep == b.asleep || !wanted(pair.a, pair.b)) continue;
+        const std::uint32_t sleeper = a.asleep ? pair.a : pair.b;
+        if (!bodies_[a.asleep ? pair.b : pair.a].is_static) wake_island(sleeper);
+    }
 
     manifolds_.clear();
     body_manifolds_.clear();
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
         std::uint32_t ia = pair.a, ib = pair.b;
-        const Body* a = &bodies_[ia];
-        const Body* b = &bodies_[ib];
-        if (!a->alive || !b->alive || (a->is_static && b->is_static)) continue;
-        if (std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
-                               std::pair{std::min(ia, ib), std::max(ia, ib)}))
-            continue;
+        if (!wanted(ia, ib)) continue;
         // A is the body created first, so event pairs and normals follow scene order.
-        if (a->creation_order > b->creation_order) {
-            std::swap(ia, ib);
-            std::swap(a, b);
-        }
+        if (bodies_[ia].creation_order > bodies_[ib].creation_order) std::swap(ia, ib);
+        const Body& a = bodies_[ia];
+        const Body& b = bodies_[ib];
         const std::size_t first = manifolds_.size();
-        const CollideSettings collide_settings{margin + reach(*a) + reach(*b)};
-        collide(*a->shape, a->pose(), *b->shape, b->pose(), collide_settings, manifolds_);
+        const CollideSettings collide_settings{margin + reach(a) + reach(b)};
+        collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);
         for (std::size_t k = first; k < manifolds_.size(); ++k)
             if (manifolds_[k].count > 0) body_manifolds_.push_back({id_of(ia), id_of(ib), manifolds_[k]});
     }

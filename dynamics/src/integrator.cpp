@@ -53,7 +53,7 @@ Quat quaternion_from_rotation_vector(const Vec3& phi) {
 void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt) {
     const double h = 0.5 * dt;
     for (Body& b : bodies) {
-        if (!b.alive || b.is_static) continue;
+        if (!b.alive || b.is_static || b.asleep) continue;
         b.velocity += dt * (gravity + b.inverse_mass * b.force);
         if (b.angular_velocity.isZero(0) && b.torque.isZero(0)) continue;
         const Mat3 r = b.orientation.toRotationMatrix();
@@ -67,7 +67,7 @@ void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt
 void integrate_positions(std::span<Body> bodies, double dt) {
     const double h = 0.5 * dt;
     for (Body& b : bodies) {
-        if (!b.alive || b.is_static) continue;
+        if (!b.alive || b.is_static || b.asleep) continue;
         b.com_position += dt * b.velocity;
         const Vec3 w = b.angular_velocity;
         if (w.isZero(0)) continue;

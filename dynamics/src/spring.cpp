@@ -18,7 +18,7 @@ Anchor anchor_state(std::span<const Body> bodies, std::uint32_t slot, const Vec3
 }
 
 void add_force_at(Body& b, const Vec3& f, const Vec3& point) {
-    if (b.is_static) return;
+    if (b.is_static || b.asleep) return;
     b.force += f;
     b.torque += (point - b.com_position).cross(f);
 }

@@ -84,8 +84,8 @@ BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
         b.bounding_radius = reach.norm();
     }
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
-    b.proxy = broad_phase_.add(compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin),
-                               slot, b.is_static);
+    b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin);
+    b.proxy = broad_phase_.add(b.bounds, slot, b.is_static);
     ++body_count_;
     return {slot, generation};
 }
@@ -97,6 +97,7 @@ void DynamicsWorld::destroy_body(BodyId id) {
     for (std::size_t i = 0; i < touching_.size(); ++i) {
         const TouchingPair& p = touching_[i];
         if (p.a == id || p.b == id) {
+            wake_island(p.a == id ? p.b.index : p.a.index);  // whatever rested on it must move again
             pending_events_.push_back({ContactEvent::Type::end, time_, p.a, p.b, p.order_a, p.order_b});
             touching_.erase(touching_.begin() + static_cast<std::ptrdiff_t>(i));
             --i;
@@ -137,30 +138,35 @@ void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
     b.orientation = pose.orientation.normalized();
     b.com_position = pose.position + b.orientation * b.local_center_of_mass;
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
-    broad_phase_.move(b.proxy, compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin),
-                      Vec3::Zero());
+    b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin);
+    broad_phase_.move(b.proxy, b.bounds, Vec3::Zero());
+    wake(id);
 }
 
 void DynamicsWorld::set_velocity(BodyId id, const Vec3& velocity) {
     require(finite(velocity), "velocity must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.velocity = velocity;
 }
 
 void DynamicsWorld::set_angular_velocity(BodyId id, const Vec3& angular_velocity) {
     require(finite(angular_velocity), "angular velocity must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.angular_velocity = angular_velocity;
 }
 
 void DynamicsWorld::add_force(BodyId id, const Vec3& force) {
     require(finite(force), "force must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.force += force;
 }
 
 void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3& point) {
     require(finite(force) && finite(point), "force and point must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (b.is_static) return;
     b.force += force;
@@ -169,12 +175,14 @@ void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3&
 
 void DynamicsWorld::add_torque(BodyId id, const Vec3& torque) {
     require(finite(torque), "torque must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.torque += torque;
 }
 
 void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point) {
     require(finite(impulse) && finite(point), "impulse and point must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (b.is_static) return;
     b.velocity += b.inverse_mass * impulse;
@@ -183,6 +191,7 @@ void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& po
 
 void DynamicsWorld::apply_angular_impulse(BodyId id, const Vec3& angular_impulse) {
     require(finite(angular_impulse), "angular impulse must be finite");
+    wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.angular_velocity += b.inverse_inertia_world * angular_impulse;
 }
@@ -195,6 +204,8 @@ SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
     const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
     require(world_a || is_valid(desc.body_a), "spring body A is not valid");
     require(world_b || is_valid(desc.body_b), "spring body B is not valid");
+    if (!world_a) wake(desc.body_a);
+    if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(springs_, free_springs_);
     Spring& s = springs_[slot];
     s.body_a = world_a ? kInvalidIndex : desc.body_a.index;
@@ -226,6 +237,8 @@ JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
     require(is_valid(desc.body_a), "joint body A is not valid");
     require(world_b || is_valid(desc.body_b), "joint body B is not valid");
     require(world_b || !(desc.body_a == desc.body_b), "a joint needs two different bodies");
+    wake(desc.body_a);
+    if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(joints_, free_joints_);
     BallJoint& j = joints_[slot];
     j.body_a = desc.body_a.index;
@@ -286,7 +299,7 @@ void DynamicsWorld::sync_solver_bodies(bool to_solver) {
             s.orientation = b.orientation;
             s.velocity = b.velocity;
             s.angular_velocity = b.angular_velocity;
-            const bool moving = b.alive && !b.is_static;
+            const bool moving = b.alive && !b.is_static && !b.asleep;
             s.inverse_mass = moving ? b.inverse_mass : 0.0;
             s.inverse_inertia_local = moving ? b.inverse_inertia_local : Mat3::Zero();
             s.inverse_inertia = moving ? b.inverse_inertia_world : Mat3::Zero();
@@ -294,7 +307,7 @@ void DynamicsWorld::sync_solver_bodies(bool to_solver) {
     } else {
         for (std::size_t i = 0; i < bodies_.size(); ++i) {
             Body& b = bodies_[i];
-            if (!b.alive || b.is_static) continue;
+            if (!b.alive || b.is_static || b.asleep) continue;  // sleepers were static to the solver
             const SolverBody& s = solver_bodies_[i];
             b.com_position = s.position;
             b.orientation = s.orientation;
@@ -353,6 +366,9 @@ void DynamicsWorld::build_constraints() {
 void DynamicsWorld::update_contact_events() {
     std::swap(touching_, touching_prev_);
     touching_.clear();
+    // Pairs that are not collided because both sides sleep (or one sleeps on a static body) keep touching.
+    for (const TouchingPair& p : touching_prev_)
+        if (is_valid(p.a) && is_valid(p.b) && frozen(p.a.index) && frozen(p.b.index)) touching_.push_back(p);
     // Touching: a point penetrates or touches, or a (speculative) point carried a normal impulse this step:
     // the exact mode stops approaching bodies a hair before they touch, and that is a contact all the same.
     const std::span<const double> impulses = solver_.contact_impulses();
@@ -494,12 +510,73 @@ StepStatus DynamicsWorld::step(double dt) {
     ++step_count_;
     time_ = static_cast<double>(step_count_) * dt;
     for (ContactEvent& e : events_) e.time = time_;
+    update_sleep(dt);
     if (const std::uint32_t bad = first_non_finite_body(); bad != kInvalidIndex) {
         std::ostringstream msg;
         msg << "state became non-finite at step " << step_count_ << " (t = " << time_ << " s)";
         return {false, id_of(bad), msg.str()};
     }
     return {};
+}
+
+void DynamicsWorld::wake(BodyId id) {
+    require(is_valid(id), "invalid body id");
+    wake_island(id.index);
+}
+
+void DynamicsWorld::wake_island(std::uint32_t slot) {
+    Body& body = bodies_[slot];
+    if (!body.alive || body.is_static) return;
+    body.sleep_time = 0;
+    if (!body.asleep) return;
+    const std::uint32_t island = body.sleep_island;
+    for (Body& b : bodies_)
+        if (b.alive && b.asleep && b.sleep_island == island) {
+            b.asleep = false;
+            b.sleep_time = 0;
+        }
+}
+
+void DynamicsWorld::update_sleep(double dt) {
+    if (!settings_.allow_sleeping) return;
+    // Rest timers: a body rests while every point of it moves slower than sleep_speed.
+    for (Body& b : bodies_) {
+        if (!b.alive || b.is_static || b.asleep) continue;
+        const double speed = b.velocity.norm() + b.angular_velocity.norm() * b.bounding_radius;
+        b.sleep_time = speed < settings_.sleep_speed ? b.sleep_time + dt : 0.0;
+    }
+    // Islands of awake bodies joined by touching manifolds or joints (static bodies do not join islands); an
+    // island sleeps when all its bodies have rested for sleep_time.
+    island_parent_.resize(bodies_.size());
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i) island_parent_[i] = i;
+    auto find = [&](std::uint32_t x) {
+        while (island_parent_[x] != x) x = island_parent_[x] = island_parent_[island_parent_[x]];
+        return x;
+    };
+    auto unite = [&](std::uint32_t a, std::uint32_t b) {
+        if (frozen(a) || frozen(b)) return;
+        a = find(a), b = find(b);
+        if (a != b) island_parent_[std::max(a, b)] = std::min(a, b);
+    };
+    for (const BodyManifold& bm : body_manifolds_) unite(bm.a.index, bm.b.index);
+    for (const BallJoint& j : joints_)
+        if (j.alive && j.body_b != kInvalidIndex) unite(j.body_a, j.body_b);
+    for (const Spring& sp : springs_)
+        if (sp.alive && sp.body_a != kInvalidIndex && sp.body_b != kInvalidIndex) unite(sp.body_a, sp.body_b);
+    // An island is restless if any member is; its root (smallest index) carries the verdict.
+    island_restless_.assign(bodies_.size(), 0);
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
+        const Body& b = bodies_[i];
+        if (b.alive && !frozen(i) && b.sleep_time < settings_.sleep_time) island_restless_[find(i)] = 1;
+    }
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
+        Body& b = bodies_[i];
+        if (!b.alive || frozen(i) || island_restless_[find(i)]) continue;
+        b.asleep = true;
+        b.sleep_island = find(i);
+        b.velocity.setZero();
+        b.angular_velocity.setZero();
+    }
 }
 
 Energy DynamicsWorld::energy() const {

@@ -25,6 +25,9 @@ struct BlcpResult {
 struct BlcpWorkspace {
     Eigen::MatrixXd dense;    // A of the island
     Eigen::MatrixXd reduced;  // K of the free rows
+    Eigen::MatrixXd regularized;
+    Eigen::LDLT<Eigen::MatrixXd> ldlt;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
     Eigen::VectorXd q, w, rhs, x, residual_vector;
     std::vector<std::int8_t> status;  // -1 at lower bound, 0 free, +1 at upper bound
     std::vector<std::int8_t> new_status;
@@ -36,6 +39,8 @@ struct BlcpWorkspace {
     std::vector<std::uint32_t> touched_bodies;
     std::vector<Vec3> linear_velocity;  // iterative solver: contiguous copies of the body velocities
     std::vector<Vec3> angular_velocity;
+    std::vector<int> body_changed;  // iterative solver: sweep in which a body's velocity last changed
+    std::vector<int> row_settled;   // sweep in which a row was last found satisfied
 };
 
 // Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to

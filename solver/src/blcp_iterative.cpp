@@ -48,21 +48,41 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
         apply(r, r.lambda, ws);
     }
 
+    // Rows are revisited only when something they depend on changed: a row that was satisfied when last
+    // visited stays satisfied until the velocity of one of its two bodies changes (friction bounds follow the
+    // patch's normal rows, which act on the same bodies). Resting parts of a large island then cost nothing
+    // per sweep. Updates smaller than a hundredth of the tolerance are not applied. Stamps come from a
+    // counter of applied updates, so a change later in the same sweep is seen too.
+    ws.body_changed.assign(bodies.size(), 0);
+    ws.row_settled.assign(rows.size(), -1);
+    int updates = 0;
+    const double negligible = 1e-2 * tolerance;
     for (int sweep = 1; sweep <= max_iterations; ++sweep) {
         result.iterations = sweep;
         // Convergence measure: the largest velocity correction a row needed in this sweep, |dlambda| A_ii. It
         // is zero exactly when every row already satisfied its complementarity condition.
         double worst = 0;
-        for (Row& r : rows) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            Row& r = rows[i];
+            const int depends = std::max(r.a != kNoBody ? ws.body_changed[r.a] : -1,
+                                         r.b != kNoBody ? ws.body_changed[r.b] : -1);
+            if (ws.row_settled[i] >= depends) continue;
             const double v = velocity_of(r, ws);
             const auto [lo, hi] = row_bounds(r, rows);
             const double updated = std::clamp(r.lambda - v / r.diagonal, lo, hi);
             const double delta = updated - r.lambda;
-            if (delta != 0) {
-                apply(r, delta, ws);
-                r.lambda = updated;
-                worst = std::max(worst, std::abs(delta) * r.diagonal);
+            const double correction = std::abs(delta) * r.diagonal;
+            if (correction <= negligible) {
+                ws.row_settled[i] = updates;
+                continue;
             }
+            apply(r, delta, ws);
+            r.lambda = updated;
+            worst = std::max(worst, correction);
+            ++updates;
+            if (r.a != kNoBody) ws.body_changed[r.a] = updates;
+            if (r.b != kNoBody) ws.body_changed[r.b] = updates;
+            ws.row_settled[i] = updates;
         }
         result.residual = worst;
         if (worst <= tolerance) {

@@ -65,6 +65,19 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
 
     stats.joint_error = 0;
     stats.joint_drift = 0;
+    // Nothing to do when no joint exists and no contact is deeper than its goal (the common resting case).
+    if (joints.empty()) {
+        bool violated = false;
+        for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size() && !violated; ++k) {
+            const detail::ContactRows& cr = contact_rows[k];
+            if (cr.normal < 0) continue;
+            const ContactConstraint& c = contacts[k];
+            const double depth = c.depth - c.normal.dot(anchor(c.body_b, cr.local_b, c.point) -
+                                                        anchor(c.body_a, cr.local_a, c.point));
+            violated = depth > goal[k] + 1e-12 || cr.restitution_pull > 0;
+        }
+        if (!violated) return;
+    }
     for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
         rows.clear();
         double joint_error = 0;
@@ -124,9 +137,10 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
                 direct
                     ? detail::solve_blcp_direct(island_rows, scratch_bodies, workspace,
                                                 settings.max_active_set_iterations, settings.dense_max_rows)
+                    // Displacements to a micrometre: the projection removes penetration beyond the slop (0.5
+                    // mm).
                     : detail::solve_blcp_iterative(island_rows, scratch_bodies, workspace,
-                                                   settings.max_iterations,
-                                                   settings.iterative_tolerance * 1e-2);
+                                                   settings.max_iterations, 1e-6);
             if (direct && !r.converged) {
                 for (const Row& row : island_rows)
                     detail::apply_row_impulse(row, -row.lambda, scratch_bodies);

@@ -94,15 +94,21 @@ void IslandBuilder::build(std::span<const Row> rows, std::size_t body_count) {
         parent_[rb] = ra;  // the smallest body index is the root: islands come out in body order
     }
     // Number islands by their root body in increasing order (deterministic), then bucket the rows stably.
-    island_of_root_.assign(body_count, kNoBody);
+    island_of_root_.assign(body_count, 1);  // 1: unused root (set to kNoBody below); 0: used
     row_island_.resize(rows.size());
     std::uint32_t islands = 0;
     row_root_.clear();
-    for (const Row& r : rows) row_root_.push_back(find(r.a != kNoBody ? r.a : r.b));
-    sorted_roots_.assign(row_root_.begin(), row_root_.end());
-    std::sort(sorted_roots_.begin(), sorted_roots_.end());
-    sorted_roots_.erase(std::unique(sorted_roots_.begin(), sorted_roots_.end()), sorted_roots_.end());
-    for (std::uint32_t root : sorted_roots_) island_of_root_[root] = islands++;
+    for (const Row& r : rows) {
+        const std::uint32_t root = find(r.a != kNoBody ? r.a : r.b);
+        row_root_.push_back(root);
+        island_of_root_[root] = 0;  // marks a used root
+    }
+    // Number the used roots in increasing body order (deterministic, no sort needed).
+    for (std::uint32_t body = 0; body < body_count; ++body)
+        if (island_of_root_[body] == 0)
+            island_of_root_[body] = islands++;
+        else
+            island_of_root_[body] = kNoBody;
     for (std::size_t i = 0; i < rows.size(); ++i) row_island_[i] = island_of_root_[row_root_[i]];
     offsets_.assign(islands + 1, 0);
     for (std::uint32_t k : row_island_) ++offsets_[k + 1];

@@ -57,9 +57,13 @@ struct Body {
     std::uint64_t user_data = 0;
     std::uint64_t creation_order = 0;  // monotonic; orders event pairs as the bodies were created
     std::int32_t proxy = -1;           // broad-phase proxy
+    Aabb bounds;                       // tight box plus half the contact margin and the reach of this step
     std::uint32_t generation = 0;
     bool is_static = false;
     bool alive = false;
+    bool asleep = false;             // at rest: not integrated, not solved, not collided with other sleepers
+    double sleep_time = 0;           // how long the body has moved slower than WorldSettings::sleep_speed, s
+    std::uint32_t sleep_island = 0;  // bodies that fell asleep together wake together
 
     Pose pose() const { return {com_position - orientation * local_center_of_mass, orientation}; }
     Vec3 world_center_of_mass() const { return com_position; }

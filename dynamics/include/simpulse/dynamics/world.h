@@ -52,14 +52,21 @@ struct WorldSettings {
     // Contacts are reported (speculatively) up to this separation, m; they let the solver stop an approaching
     // body at the surface within one step instead of after it has penetrated.
     double contact_margin = 0.002;
-    // Broad-phase boxes are fattened by this much, m, so that slowly moving bodies rarely re-insert.
-    double aabb_margin = 0.01;
+    // Broad-phase boxes are fattened by this much, m, on top of the broad phase's own relative margin (a
+    // tenth of the box's half extent), so that slowly moving bodies rarely re-insert.
+    double aabb_margin = 0;
     // A step is split into substeps (halving) when a body with a joint would rotate by more than this angle
     // (rad) in one: the position projection linearises rotations, and light links of a tensioned chain spin
     // far faster than a 1/60 s step can follow (see docs/architecture.md). Substeps are never shorter than
     // dt/max_substeps.
     double max_joint_rotation = 0.1;
     int max_substeps = 32;
+    // Sleeping: an island of touching or jointed bodies whose points all moved slower than sleep_speed (m/s,
+    // |v| + |w| * bounding radius) for sleep_time (s) stops being simulated until something touches it, a
+    // joint or spring is attached, or the API changes it.
+    bool allow_sleeping = true;
+    double sleep_speed = 0.02;
+    double sleep_time = 0.5;
 };
 
 struct ContactEvent {
@@ -106,7 +113,9 @@ class DynamicsWorld {
     BodyId create_body(const BodyDesc& desc);
     void destroy_body(BodyId id);
     bool is_valid(BodyId id) const;
-    const Body& body(BodyId id) const;                            // precondition: is_valid(id)
+    const Body& body(BodyId id) const;  // precondition: is_valid(id)
+    bool is_asleep(BodyId id) const { return body(id).asleep; }
+    void wake(BodyId id);  // wakes the body and every body that fell asleep with it
     std::span<const Body> body_slots() const { return bodies_; }  // includes dead slots (alive == false)
     std::size_t body_count() const { return body_count_; }
 
@@ -154,6 +163,9 @@ class DynamicsWorld {
     SubstepResult substep(double dt, bool may_reject);
     std::uint32_t first_non_finite_body() const;
     double fastest_joint_rotation_rate() const;
+    void wake_island(std::uint32_t slot);
+    void update_sleep(double dt);
+    bool frozen(std::uint32_t slot) const { return bodies_[slot].is_static || bodies_[slot].asleep; }
     void collision_stage(double dt);
     void build_constraints();
     void update_contact_events();
@@ -190,6 +202,8 @@ class DynamicsWorld {
     std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
     std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps
     std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
+    std::vector<std::uint32_t> island_parent_;            // union-find of the sleep test
+    std::vector<char> island_restless_;
 
     double time_ = 0;
     std::uint64_t step_count_ = 0;

@@ -29,7 +29,7 @@ struct SolverSettings {
     int max_active_set_iterations = 30;
     // Iterative method: stop when the complementarity residual (m/s) falls below this or after
     // max_iterations.
-    double iterative_tolerance = 1e-6;
+    double iterative_tolerance = 1e-5;
     int max_iterations = 60;
     bool warm_start = true;
     // Friction pyramid: 4 facets (two tangent rows with box bounds mu * lambda_n).
