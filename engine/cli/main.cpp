@@ -2,6 +2,7 @@
 // SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0 success, 1 the run failed, 2 bad input.
 // Errors are one line on stderr; logging goes through spdlog on stderr (--quiet: errors only, --verbose:
 // scene details and per-step solver statistics); stdout carries only the summary of `validate`.
+#include <simpulse/domino.h>
 #include <simpulse/run.h>
 #include <simpulse/scene.h>
 #include <simpulse/version.h>
@@ -12,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -39,6 +41,11 @@ struct Options {
     std::vector<std::string> sets;
     bool quiet = false;
     bool verbose = false;
+    // domino
+    bool sweep = false;
+    std::string scenes_dir;
+    std::string markdown;
+    std::string svg;
 };
 
 void setup_logging(const Options& options) {
@@ -226,6 +233,75 @@ int run(const Options& options) {
     return code;
 }
 
+// `simpulse domino`: the thesis' domino experiment. One run prints the hit times beside the measured ones;
+// --sweep runs the whole parameter sweep of docs/domino.md and can write its table and plot.
+int domino(const Options& options) {
+    if (!options.sweep) {
+        const auto timing = simpulse::run_domino(options.scene, options.sets);
+        if (!timing) {
+            spdlog::error("{}", timing.error().message);
+            return kExitBadInput;
+        }
+        const simpulse::DominoTiming& t = timing.value();
+        if (!t.ok) {
+            spdlog::error("{}: {}", options.scene, t.error);
+            return kExitRunFailed;
+        }
+        const simpulse::DominoReference* ref = simpulse::domino_reference(t.pitch);
+        auto seconds = [](const std::optional<double>& v) {
+            return v ? fmt::format("{:.3f} s", *v) : std::string("never");
+        };
+        std::printf("domino chain %s: D = %.3g cm, %d dominoes\n", options.scene.c_str(), t.pitch * 100,
+                    t.dominoes);
+        std::printf("  striker hits domino 1 at %s   (measured %.2f +- 0.03 s, thesis simulation %.2f s)\n",
+                    seconds(t.striker_hit).c_str(), simpulse::kStrikerHitMeasured,
+                    simpulse::kStrikerHitThesis);
+        if (ref && t.chain_time)
+            std::printf(
+                "  chain time (first to last hit) %s   (measured %.2f s: %+.0f %%; thesis simulation %.2f "
+                "s)\n",
+                seconds(t.chain_time).c_str(), ref->measured, 100 * (*t.chain_time / ref->measured - 1),
+                ref->thesis[1]);
+        else
+            std::printf("  chain time (first to last hit) %s\n", seconds(t.chain_time).c_str());
+        std::printf(
+            "  %d of %d dominoes toppled (%d tilted beyond 45 degrees); %llu steps in %.2f s wall time\n",
+            t.toppled, t.dominoes, t.fallen, static_cast<unsigned long long>(t.steps), t.wall_seconds);
+        return t.chain_time && t.toppled == t.dominoes ? 0 : kExitRunFailed;
+    }
+    std::string dir = options.scenes_dir;
+    if (dir.empty()) {
+        const auto slash = options.scene.find_last_of('/');
+        dir = (slash == std::string::npos ? std::string(".") : options.scene.substr(0, slash)) + "/domino";
+    }
+    const auto cases = simpulse::domino_sweep_cases();
+    std::size_t done = 0;
+    const auto rows = simpulse::run_domino_sweep(dir, cases, [&](const simpulse::DominoSweepRow& r) {
+        ++done;
+        spdlog::info("[{}/{}] {} variant, {} solver, dt {:.4g}, D {} cm, e {}: chain {} in {:.2f} s", done,
+                     cases.size(), r.config.variant, r.config.mode, r.config.dt, r.config.pitch * 100,
+                     r.config.restitution,
+                     r.timing.chain_time ? fmt::format("{:.3f} s", *r.timing.chain_time)
+                     : r.timing.ok       ? "-"
+                                         : r.timing.error,
+                     r.timing.wall_seconds);
+    });
+    const std::string table = simpulse::domino_sweep_markdown(rows);
+    std::fputs(table.c_str(), stdout);
+    for (auto [path, text] : {std::pair{&options.markdown, table},
+                              std::pair{&options.svg, simpulse::domino_chain_time_svg(rows)}}) {
+        if (path->empty()) continue;
+        std::ofstream file(*path, std::ios::binary | std::ios::trunc);
+        file << text;
+        if (!file) {
+            spdlog::error("{}: cannot write", *path);
+            return kExitRunFailed;
+        }
+    }
+    const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.timing.ok; });
+    return all_ok ? 0 : kExitRunFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,7 +322,23 @@ int main(int argc, char** argv) {
     CLI::App* validate_cmd = app.add_subcommand("validate", "Check a scene; exit 0 if it is valid");
     validate_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required()->type_name("FILE");
 
-    for (CLI::App* cmd : {run_cmd, validate_cmd}) {
+    CLI::App* domino_cmd = app.add_subcommand(
+        "domino", "The thesis' domino experiment: hit times beside the measurement, or the whole sweep");
+    options.scene = "scenes/domino_chain.json";
+    domino_cmd->add_option("SCENE", options.scene, "Domino scene (default scenes/domino_chain.json)")
+        ->type_name("FILE");
+    domino_cmd->add_flag("--sweep", options.sweep,
+                         "Run the sweep over D, e, dt, friction variant and solver mode (docs/domino.md)");
+    domino_cmd
+        ->add_option("--scenes", options.scenes_dir,
+                     "Directory of the sweep's scenes d<D>_<variant>.json (default: SCENE's dir + /domino)")
+        ->type_name("DIR");
+    domino_cmd->add_option("--markdown", options.markdown, "Write the sweep table (Markdown) to this file")
+        ->type_name("FILE");
+    domino_cmd->add_option("--svg", options.svg, "Write the chain-time plot (SVG) to this file")
+        ->type_name("FILE");
+
+    for (CLI::App* cmd : {run_cmd, validate_cmd, domino_cmd}) {
         cmd->add_option(
                "--set", options.sets,
                "Override a scene value before loading: /json/pointer=VALUE (VALUE is JSON, else a string)")
@@ -271,6 +363,7 @@ int main(int argc, char** argv) {
 
     setup_logging(options);
     try {
+        if (domino_cmd->parsed()) return domino(options);
         return run_cmd->parsed() ? run(options) : validate(options);
     } catch (const std::exception& e) {
         spdlog::error("simpulse: internal error: {}", e.what());

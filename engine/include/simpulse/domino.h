@@ -1,0 +1,83 @@
+// The domino-chain experiment of the thesis (Ermolin 2011, chapter 6; docs/domino.md): timing extraction from
+// a run, the reference values (physical measurement and the thesis' simulation), and the parameter sweep
+// behind `simpulse domino`.
+#pragma once
+
+#include <simpulse/run.h>
+#include <simpulse/scene.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace simpulse {
+
+struct DominoTiming {
+    std::optional<double> striker_hit;  // first contact_begin between "striker" and "domino_1", s
+    std::optional<double> last_hit;     // first contact_begin between the last two dominoes, s
+    std::optional<double> chain_time;   // last_hit - striker_hit, s
+    int dominoes = 0;
+    int fallen =
+        0;  // dominoes tilted more than 45 degrees from vertical at the end (SCENES.md S1 definition)
+    int toppled = 0;  // dominoes tilted beyond their tipping angle atan(thickness / height): they cannot
+                      // stand up again. At D = 1 cm a fallen row rests leaning at acos(thickness / D) = 45.6
+                      // degrees, so the 45-degree count is ill-posed there; "all fell" means all toppled.
+    double pitch = 0;  // D, distance between the backs of neighbouring dominoes, m
+    std::uint64_t steps = 0;
+    double wall_seconds = 0;
+    bool ok = true;
+    std::string error;
+};
+
+// Reads the timings of a finished run of a domino scene: bodies "striker" and "domino_1".."domino_N".
+DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
+
+// Loads, builds and runs a domino scene (with "--set" overrides) and reads its timings.
+Result<DominoTiming> run_domino(const std::string& scene_path, std::span<const std::string> overrides = {});
+
+// Thesis, table 1 and 2: chain times measured and simulated (no friction, dt 0.0003 s) for D = 1, 2, 3 cm.
+struct DominoReference {
+    double pitch;      // m
+    double measured;   // s
+    double thesis[4];  // s, for e = 0.7, 0.8, 0.9, 1.0
+};
+inline constexpr DominoReference kDominoReference[3] = {
+    {0.01, 0.26, {0.18, 0.18, 0.19, 0.14}},
+    {0.02, 0.50, {0.43, 0.43, 0.43, 0.43}},
+    {0.03, 1.15, {0.94, 0.94, 0.95, 0.93}},
+};
+inline constexpr double kStrikerHitMeasured = 0.30;     // s, +- 0.03
+inline constexpr double kStrikerHitThesis = 0.28;       // s
+const DominoReference* domino_reference(double pitch);  // nullptr unless D is 1, 2 or 3 cm
+
+struct DominoCase {
+    double pitch = 0.02;  // m
+    double restitution = 0.8;
+    double dt = 0.0003;
+    std::string variant;  // "thesis" (no friction) or "friction"
+    std::string mode;     // solver mode: "thesis" or "exact"
+};
+
+struct DominoSweepRow {
+    DominoCase config;
+    DominoTiming timing;
+};
+
+// The sweep of issue 6: D in {1, 2, 3} cm x e in {0.7, 0.8, 0.9, 1.0} x dt in {0.0003, 1/240} x variant in
+// {thesis, friction} x solver mode in {thesis, exact}.
+std::vector<DominoCase> domino_sweep_cases();
+
+// Runs each case from scenes_dir/d<D>_<variant>.json with e, dt and mode set by overrides.
+std::vector<DominoSweepRow> run_domino_sweep(
+    const std::string& scenes_dir, const std::vector<DominoCase>& cases,
+    const std::function<void(const DominoSweepRow&)>& after_each = {});
+
+// Markdown table of a sweep, beside the measurement and the thesis' values.
+std::string domino_sweep_markdown(const std::vector<DominoSweepRow>& rows);
+
+// SVG plot of chain time against D: measurement, thesis simulation and simpulse (e = 0.8, dt = 0.0003), both
+// variants with their matching solver modes.
+std::string domino_chain_time_svg(const std::vector<DominoSweepRow>& rows);
+
+}  // namespace simpulse
