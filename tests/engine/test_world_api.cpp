@@ -1,0 +1,120 @@
+// The public World API: handles and error values for bad input, contact listener, and independence and
+// determinism of worlds stepped side by side in one process.
+#include <simpulse/world.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace simpulse {
+namespace {
+
+// A small world with contacts, a spring and a joint: a few boxes falling on a plane.
+struct Demo {
+    World world;
+    std::vector<BodyId> boxes;
+    Demo() {
+        BodyDesc ground;
+        ground.shape = create_plane(Vec3::UnitZ(), 0).value();
+        ground.is_static = true;
+        EXPECT_TRUE(world.create_body(ground));
+        for (int i = 0; i < 4; ++i) {
+            BodyDesc d;
+            d.shape = create_box(Vec3(0.2, 0.2, 0.2)).value();
+            d.pose.position = Vec3(0.1 * i, 0.05 * i, 0.5 + 0.45 * i);
+            d.pose.orientation = Quat(Eigen::AngleAxisd(0.2 * i, Vec3(1, 2, 3).normalized()));
+            d.angular_velocity = Vec3(0, 0, i);
+            boxes.push_back(world.create_body(d).value());
+        }
+        SpringDesc s;
+        s.body_a = boxes[0];
+        s.body_b = boxes[3];
+        s.anchor_a = world.state(boxes[0]).value().pose.position;
+        s.anchor_b = world.state(boxes[3]).value().pose.position;
+        s.stiffness = 50;
+        EXPECT_TRUE(world.add_spring(s));
+        BallJointDesc j;
+        j.body_a = boxes[1];
+        j.body_b = boxes[2];
+        j.anchor =
+            0.5 * (world.state(boxes[1]).value().pose.position + world.state(boxes[2]).value().pose.position);
+        EXPECT_TRUE(world.add_ball_joint(j));
+    }
+};
+
+TEST(WorldApi, TwoWorldsSideBySideAreIndependentAndBitIdentical) {
+    Demo alone, first, second;
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(alone.world.step(1.0 / 240));
+    for (int i = 0; i < 300; ++i) {  // interleaved steps in one process
+        ASSERT_TRUE(first.world.step(1.0 / 240));
+        ASSERT_TRUE(second.world.step(1.0 / 240));
+    }
+    for (std::size_t k = 0; k < alone.boxes.size(); ++k) {
+        const BodyState a = alone.world.state(alone.boxes[k]).value();
+        for (const Demo* d : {&first, &second}) {
+            const BodyState b = d->world.state(d->boxes[k]).value();
+            EXPECT_EQ(a.pose.position, b.pose.position) << "box " << k;
+            EXPECT_EQ(a.pose.orientation.coeffs(), b.pose.orientation.coeffs()) << "box " << k;
+            EXPECT_EQ(a.velocity, b.velocity) << "box " << k;
+            EXPECT_EQ(a.angular_velocity, b.angular_velocity) << "box " << k;
+        }
+    }
+}
+
+TEST(WorldApi, BadInputGivesErrorValues) {
+    World w;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_FALSE(create_sphere(0));
+    EXPECT_FALSE(create_box(Vec3(1, -1, 1)));
+    EXPECT_FALSE(create_convex_hull(std::vector<Vec3>{Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY()}));  // flat
+    BodyDesc d;
+    EXPECT_FALSE(w.create_body(d)) << "no shape";
+    d.shape = create_sphere(1).value();
+    d.pose.position = Vec3(nan, 0, 0);
+    EXPECT_FALSE(w.create_body(d)) << "non-finite position";
+    d.pose.position = Vec3::Zero();
+    d.mass = -1.0;
+    EXPECT_FALSE(w.create_body(d)) << "negative mass";
+    d.mass.reset();
+    d.shape = create_plane(Vec3::UnitZ(), 0).value();
+    EXPECT_FALSE(w.create_body(d)) << "a dynamic plane";
+    d.shape = create_sphere(1).value();
+    const BodyId id = w.create_body(d).value();
+    EXPECT_FALSE(w.set_velocity(id, Vec3(0, nan, 0)));
+    EXPECT_FALSE(w.apply_impulse(id, Vec3(1, 0, 0), Vec3(0, 0, nan)));
+    EXPECT_FALSE(w.step(0));
+    EXPECT_FALSE(w.step(-1));
+    EXPECT_FALSE(w.step(nan));
+    ASSERT_TRUE(w.destroy_body(id));
+    EXPECT_FALSE(w.state(id)) << "stale handle";
+    EXPECT_FALSE(w.destroy_body(id)) << "destroyed twice";
+    EXPECT_FALSE(w.set_material_pair(0, 7, 0.5, 0)) << "unknown material";
+    WorldSettings s = w.settings();
+    s.solver.penetration_correction = 2;
+    EXPECT_FALSE(w.set_settings(s));
+}
+
+TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
+    World w;
+    BodyDesc ground;
+    ground.shape = create_plane(Vec3::UnitZ(), 0).value();
+    ground.is_static = true;
+    const BodyId g = w.create_body(ground).value();
+    BodyDesc d;
+    d.shape = create_sphere(0.1).value();
+    d.pose.position = Vec3(0, 0, 0.3);  // lands after sqrt(2 * 0.2 / 9.81) = 0.202 s
+    const BodyId ball = w.create_body(d).value();
+    std::vector<ContactEvent> seen;
+    w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); });
+    for (int i = 0; i < 240; ++i) ASSERT_TRUE(w.step(1.0 / 240));
+    ASSERT_EQ(seen.size(), 1u) << "a resting ball keeps touching: one begin, no end";
+    EXPECT_EQ(seen[0].type, ContactEvent::Type::begin);
+    EXPECT_EQ(seen[0].a, g);
+    EXPECT_EQ(seen[0].b, ball);
+    EXPECT_NEAR(seen[0].time, std::sqrt(2 * 0.2 / 9.81), 2.0 / 240) << "landing time";
+}
+
+}  // namespace
+}  // namespace simpulse
