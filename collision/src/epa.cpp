@@ -5,8 +5,9 @@
 // with their distance from the world origin); a GJK simplex with fewer than four points is blown up one
 // dimension at a time by probing support points off its affine hull, and a Minkowski difference found to have
 // no volume (cores of spheres and capsules) is answered directly; face normals come from the two shortest
-// edges; the expansion stops rather than build a face that is degenerate or leaves the origin outside,
-// keeping the best face so far.
+// edges; the expansion stops rather than build a face that is degenerate or leaves the origin outside; the
+// answer is the support value along the chosen normal (an exact translation), and when the polytope cannot
+// converge the best normal tried is polished by gradient sampling. The polytope (~33 KB) lives on the stack.
 #include <simpulse/collision/epa.h>
 
 #include <algorithm>
@@ -211,6 +212,17 @@ std::array<double, 3> triangle_weights(const Vec3& p0, const Vec3& p1, const Vec
     const double sum = c0 + c1 + c2;
     if (!(sum > 0)) return {1.0 / 3, 1.0 / 3, 1.0 / 3};
     return {c0 / sum, c1 / sum, c2 / sum};
+}
+
+// Smallest unclamped barycentric weight (relative) of the origin's projection along n onto the triangle.
+double raw_weights_min(const Vec3& p0, const Vec3& p1, const Vec3& p2, const Vec3& n) {
+    const Vec3 p = n * n.dot(p0);
+    const double c0 = n.dot((p1 - p).cross(p2 - p));
+    const double c1 = n.dot((p2 - p).cross(p0 - p));
+    const double c2 = n.dot((p0 - p).cross(p1 - p));
+    const double sum = c0 + c1 + c2;
+    if (!(sum > 0)) return -1;
+    return std::min({c0, c1, c2}) / sum;
 }
 
 // Result for a Minkowski difference without volume, or touching on a flat side: depth 0 along `normal`,
@@ -507,7 +519,17 @@ EpaResult epa_in_frame(const ConvexSupport& a, const ConvexSupport& b, const Gjk
     // Depth h(n) and the face witness moved along n onto each set's support plane: point_a - point_b is
     // exactly depth * normal, and each point sits where the contact is.
     const Vec3& n = answer.normal;
-    const std::array<int, 3>& v = answer.face;
+    // A flat feature of A - B is triangulated into coplanar faces and the scan picks any of them: take the
+    // one that holds the origin's projection, so the witness is not clamped to the wrong triangle.
+    std::array<int, 3> v = answer.face;
+    for (int i = 0; i < poly.face_count; ++i) {
+        const Face& f = poly.faces[i];
+        if (!f.alive || f.normal.dot(n) < 1 - 1e-12) continue;
+        if (raw_weights_min(poly.w[f.v[0]], poly.w[f.v[1]], poly.w[f.v[2]], n) >= -1e-12) {
+            v = f.v;
+            break;
+        }
+    }
     const auto l = triangle_weights(poly.w[v[0]], poly.w[v[1]], poly.w[v[2]], n);
     const Vec3 witness_a = l[0] * poly.a[v[0]] + l[1] * poly.a[v[1]] + l[2] * poly.a[v[2]];
     const Vec3 witness_b = l[0] * poly.b[v[0]] + l[1] * poly.b[v[1]] + l[2] * poly.b[v[2]];

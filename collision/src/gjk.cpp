@@ -168,13 +168,17 @@ SubSimplex solve(const GjkSimplex& s) {
 
 // Keeps the vertices of `sub` (ascending indices, so in-place compaction never overwrites a source and the
 // newest vertex stays last).
+// `kWitness` false skips the support points of A and B (the boolean query never reads them).
+template <bool kWitness = true>
 void reduce(GjkSimplex& s, const SubSimplex& sub, std::array<double, 4>& lambda) {
     for (int k = 0; k < sub.count; ++k) {
         const int i = sub.index[k];
         if (i != k) {
             s.w[k] = s.w[i];
-            s.a[k] = s.a[i];
-            s.b[k] = s.b[i];
+            if constexpr (kWitness) {
+                s.a[k] = s.a[i];
+                s.b[k] = s.b[i];
+            }
         }
         lambda[k] = sub.lambda[k];
     }
@@ -188,26 +192,33 @@ ConvexSupport shifted(const ConvexSupport& s, const Vec3& origin) {
     return r;
 }
 
-Vec3 initial_direction(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings& settings) {
-    if (settings.initial_direction.squaredNorm() > 0) return settings.initial_direction;
-    const Vec3 d = b.center() - a.center();
-    if (d.squaredNorm() > 0) return d;
-    return Vec3::UnitX();
-}
-
-// Shared loop of gjk() and gjk_intersect(). `boolean` stops at the first separating axis.
+// Shared loop of gjk() and gjk_intersect(). `boolean` stops at the first separating axis; it runs on the
+// cores with `margin` = the sum of their radii: the shapes overlap once |v| <= margin, and are apart once the
+// lower bound v.w/|v| exceeds it.
 template <bool kBoolean>
-GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings& settings) {
+GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings& settings,
+              [[maybe_unused]] double margin = 0) {
     GjkResult r;
     GjkSimplex& s = r.simplex;
     std::array<double, 4> lambda{1, 0, 0, 0};
 
-    Vec3 dir = initial_direction(a, b, settings);  // search direction: support of A - B along dir
-    s.a[0] = a.support(dir);
-    s.b[0] = b.support(-dir);
+    Vec3 dir;  // last search direction: support of A - B along dir
+    if (settings.initial_direction.squaredNorm() > 0) {
+        // Warm start: the first support point along the guessed normal.
+        dir = settings.initial_direction;
+        s.a[0] = a.support(dir);
+        s.b[0] = b.support(-dir);
+        r.iterations = 1;
+    } else {
+        // Cold start from the difference of the centres, a point of A - B like any other: the first support
+        // is then along the line between the centres, which separates most pairs that are apart at once.
+        s.a[0] = a.center();
+        s.b[0] = b.center();
+        dir = s.b[0] - s.a[0];
+        r.iterations = 0;
+    }
     s.w[0] = s.a[0] - s.b[0];
     s.count = 1;
-    r.iterations = 1;
     Vec3 v = s.w[0];
     double vv = v.squaredNorm();
 
@@ -220,6 +231,9 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
             intersecting = true;
             break;
         }
+        if constexpr (kBoolean) {
+            if (vv <= margin * margin) break;  // a point of the cores' difference within the radii: overlap
+        }
         if (r.iterations >= settings.max_iterations) break;
         dir = -v;
         const Vec3 pa = a.support(dir);
@@ -230,8 +244,10 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         // Rounding floor kRounding |v| |w|, compared in squares (no square root in the loop).
         const double rounding2 = kRounding * kRounding * vv * w.squaredNorm();
         if constexpr (kBoolean) {
-            // Lower bound of the distance v.w/|v| beyond rounding: the plane orthogonal to v separates.
-            if (vw > 0 && vw * vw > rounding2) {
+            // Lower bound of the distance v.w/|v| beyond the radii and rounding: the plane orthogonal to v
+            // separates the inflated cores.
+            if (vw > 0 &&
+                (margin > 0 ? vw > std::sqrt(vv) * margin + std::sqrt(rounding2) : vw * vw > rounding2)) {
                 separated = true;
                 break;
             }
@@ -246,12 +262,14 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         for (int i = 0; i < s.count; ++i) repeated = repeated || s.w[i] == w;
         if (repeated) break;  // a vertex has v.w >= |v|^2 up to rounding: the weights are too ill-conditioned
         s.w[s.count] = w;
-        s.a[s.count] = pa;
-        s.b[s.count] = pb;
+        if constexpr (!kBoolean) {
+            s.a[s.count] = pa;
+            s.b[s.count] = pb;
+        }
         ++s.count;
 
         const SubSimplex sub = solve(s);
-        reduce(s, sub, lambda);
+        reduce<!kBoolean>(s, sub, lambda);
         if (s.count == 4) {
             intersecting = true;
             converged = true;
@@ -274,11 +292,15 @@ GjkResult run(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
         if (stalls > kMaxStalls) break;
     }
 
-    // The boolean query only answers "separated" with a separating axis in hand; every other exit
-    // (convergence, stall, iteration cap) left the origin within rounding of A - B or undecided.
-    if constexpr (kBoolean) intersecting = !separated;
+    r.converged = converged;
+    if constexpr (kBoolean) {
+        // The boolean query only answers "separated" with a separating axis in hand; every other exit
+        // (convergence, stall, iteration cap) left the origin within rounding of A - B or undecided.
+        r.intersecting = !separated;
+        r.converged = converged || separated;
+        return r;  // no witness points: the simplex kept only w
+    }
     r.intersecting = intersecting;
-    r.converged = converged || (kBoolean && separated);
     r.point_a = Vec3::Zero();
     r.point_b = Vec3::Zero();
     for (int i = 0; i < s.count; ++i) {
@@ -310,8 +332,11 @@ GjkResult gjk(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings&
 }
 
 bool gjk_intersect(const ConvexSupport& a, const ConvexSupport& b, const GjkSettings& settings) {
+    // On the cores: a sphere is a point and a capsule a segment, so the answer comes in two or three steps
+    // instead of a polytope converging onto a curved surface.
     const Vec3 origin = a.pose.position;
-    return run<true>(shifted(a, origin), shifted(b, origin), settings).intersecting;
+    const double margin = (a.core_only ? 0.0 : a.radius) + (b.core_only ? 0.0 : b.radius);
+    return run<true>(shifted(a, origin).core(), shifted(b, origin).core(), settings, margin).intersecting;
 }
 
 Vec3 gjk_closest_on_simplex(GjkSimplex& simplex, std::array<double, 4>& lambda) {

@@ -200,7 +200,7 @@ Vec3 ConvexSupport::support(const Vec3& d) const {
 Vec3 ConvexSupport::center() const {
     if (type != ShapeType::convex_hull) return pose.position;  // primitives contain their local origin
     // A hull from make_convex_hull carries its volume centroid; a hand-filled one (vertices only) does not.
-    if (!hull->faces.empty()) return pose.transform_point(hull->centroid);
+    if (!hull->faces.empty()) return pose.position + rotation * hull->centroid;
     Vec3 mean = Vec3::Zero();
     for (const Vec3& v : hull->vertices) mean += v;
     return pose.transform_point(mean / static_cast<double>(hull->vertices.size()));
