@@ -43,6 +43,28 @@ struct BlcpWorkspace {
     std::vector<int> row_settled;   // sweep in which a row was last found satisfied
 };
 
+// Contiguous copies of the velocities of the bodies a set of rows touches
+// (ws.linear_velocity/angular_velocity), the row velocity and impulse application on those copies, and the
+// copy back. Used by the iterative sweeps and the direct method's warm-start check.
+void copy_velocities_in(std::span<const Row> rows, std::span<const SolverBody> bodies, BlcpWorkspace& ws);
+void copy_velocities_out(std::span<const Row> rows, std::span<SolverBody> bodies, const BlcpWorkspace& ws);
+inline double copied_row_velocity(const Row& r, const BlcpWorkspace& ws) {
+    double w = 0;
+    if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);
+    if (r.b != kNoBody) w += r.dir.dot(ws.linear_velocity[r.b]) + r.ang_b.dot(ws.angular_velocity[r.b]);
+    return w;
+}
+inline void apply_to_copies(const Row& r, double impulse, BlcpWorkspace& ws) {
+    if (r.a != kNoBody) {
+        ws.linear_velocity[r.a] -= (r.inv_mass_a * impulse) * r.dir;
+        ws.angular_velocity[r.a] += impulse * r.inv_ang_a;
+    }
+    if (r.b != kNoBody) {
+        ws.linear_velocity[r.b] += (r.inv_mass_b * impulse) * r.dir;
+        ws.angular_velocity[r.b] += impulse * r.inv_ang_b;
+    }
+}
+
 // Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to
 // `dense_max_rows`, sparse LU above. Returns converged == false if the active set did not settle within
 // max_active_set_iterations (the caller then polishes with the iterative method).

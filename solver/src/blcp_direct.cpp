@@ -85,40 +85,13 @@ bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWo
         any |= r.lambda != 0;
     }
     if (!any) return false;
-    ws.linear_velocity.resize(bodies.size());
-    ws.angular_velocity.resize(bodies.size());
-    for (const Row& r : rows)
-        for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody) {
-                ws.linear_velocity[body] = bodies[body].velocity;
-                ws.angular_velocity[body] = bodies[body].angular_velocity;
-            }
-    auto apply = [&](const Row& r, double impulse) {
-        if (r.a != kNoBody) {
-            ws.linear_velocity[r.a] -= (r.inv_mass_a * impulse) * r.dir;
-            ws.angular_velocity[r.a] += impulse * r.inv_ang_a;
-        }
-        if (r.b != kNoBody) {
-            ws.linear_velocity[r.b] += (r.inv_mass_b * impulse) * r.dir;
-            ws.angular_velocity[r.b] += impulse * r.inv_ang_b;
-        }
-    };
-    for (const Row& r : rows) apply(r, r.lambda);
+    copy_velocities_in(rows, bodies, ws);
+    for (const Row& r : rows) apply_to_copies(r, r.lambda, ws);
     ws.w.resize(static_cast<Eigen::Index>(rows.size()));
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        double w = 0;
-        if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);
-        if (r.b != kNoBody) w += r.dir.dot(ws.linear_velocity[r.b]) + r.ang_b.dot(ws.angular_velocity[r.b]);
-        ws.w[static_cast<Eigen::Index>(i)] = w;
-    }
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        ws.w[static_cast<Eigen::Index>(i)] = copied_row_velocity(rows[i], ws);
     if (blcp_residual(rows, ws.w) > tolerance) return false;
-    for (const Row& r : rows)
-        for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody) {
-                bodies[body].velocity = ws.linear_velocity[body];
-                bodies[body].angular_velocity = ws.angular_velocity[body];
-            }
+    copy_velocities_out(rows, bodies, ws);
     return true;
 }
 

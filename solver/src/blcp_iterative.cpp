@@ -8,32 +8,7 @@
 #include <cmath>
 
 namespace simpulse::detail {
-namespace {
-
-// The sweep reads and writes contiguous copies of the velocities (not the whole SolverBody records).
-double velocity_of(const Row& r, const BlcpWorkspace& ws) {
-    double w = -r.target;
-    if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);
-    if (r.b != kNoBody) w += r.dir.dot(ws.linear_velocity[r.b]) + r.ang_b.dot(ws.angular_velocity[r.b]);
-    return w;
-}
-
-void apply(const Row& r, double impulse, BlcpWorkspace& ws) {
-    if (r.a != kNoBody) {
-        ws.linear_velocity[r.a] -= (r.inv_mass_a * impulse) * r.dir;
-        ws.angular_velocity[r.a] += impulse * r.inv_ang_a;
-    }
-    if (r.b != kNoBody) {
-        ws.linear_velocity[r.b] += (r.inv_mass_b * impulse) * r.dir;
-        ws.angular_velocity[r.b] += impulse * r.inv_ang_b;
-    }
-}
-
-}  // namespace
-
-BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
-                                int max_iterations, double tolerance) {
-    BlcpResult result;
+void copy_velocities_in(std::span<const Row> rows, std::span<const SolverBody> bodies, BlcpWorkspace& ws) {
     ws.linear_velocity.resize(bodies.size());
     ws.angular_velocity.resize(bodies.size());
     for (const Row& r : rows)
@@ -42,10 +17,25 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
                 ws.linear_velocity[body] = bodies[body].velocity;
                 ws.angular_velocity[body] = bodies[body].angular_velocity;
             }
+}
+
+void copy_velocities_out(std::span<const Row> rows, std::span<SolverBody> bodies, const BlcpWorkspace& ws) {
+    for (const Row& r : rows)
+        for (std::uint32_t body : {r.a, r.b})
+            if (body != kNoBody) {
+                bodies[body].velocity = ws.linear_velocity[body];
+                bodies[body].angular_velocity = ws.angular_velocity[body];
+            }
+}
+
+BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                                int max_iterations, double tolerance) {
+    BlcpResult result;
+    copy_velocities_in(rows, bodies, ws);
     for (Row& r : rows) {
         const auto [lo, hi] = row_bounds(r, rows);
         r.lambda = std::clamp(r.lambda, lo, hi);
-        apply(r, r.lambda, ws);
+        apply_to_copies(r, r.lambda, ws);
     }
 
     // Rows are revisited only when something they depend on changed: a row that was satisfied when last
@@ -67,7 +57,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             const int depends = std::max(r.a != kNoBody ? ws.body_changed[r.a] : -1,
                                          r.b != kNoBody ? ws.body_changed[r.b] : -1);
             if (ws.row_settled[i] >= depends) continue;
-            const double v = velocity_of(r, ws);
+            const double v = copied_row_velocity(r, ws) - r.target;
             const auto [lo, hi] = row_bounds(r, rows);
             const double updated = std::clamp(r.lambda - v / r.diagonal, lo, hi);
             const double delta = updated - r.lambda;
@@ -76,7 +66,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
                 ws.row_settled[i] = updates;
                 continue;
             }
-            apply(r, delta, ws);
+            apply_to_copies(r, delta, ws);
             r.lambda = updated;
             worst = std::max(worst, correction);
             ++updates;
@@ -90,12 +80,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             break;
         }
     }
-    for (const Row& r : rows)
-        for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody) {
-                bodies[body].velocity = ws.linear_velocity[body];
-                bodies[body].angular_velocity = ws.angular_velocity[body];
-            }
+    copy_velocities_out(rows, bodies, ws);
     // Report the complementarity residual of the result itself.
     double worst = 0;
     for (const Row& r : rows) {
