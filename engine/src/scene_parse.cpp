@@ -67,10 +67,11 @@ class SceneParser {
         const Node root{document, ""};
         if (!document.is_object()) expected(root, "a scene object");
         collect_names(document);
-        for_each_member(root,
-                        {"simpulse", "name", "description", "gravity", "dt", "duration", "sample_every",
-                         "solver", "collision", "materials", "pairs", "bodies", "joints", "springs"},
-                        [&](std::string_view key, const Node& v) { top_level(key, v); });
+        for_each_member(
+            root,
+            {"simpulse", "name", "description", "gravity", "dt", "duration", "sample_every", "solver",
+             "collision", "dynamics", "materials", "pairs", "bodies", "joints", "springs"},
+            [&](std::string_view key, const Node& v) { top_level(key, v); });
         resolve();
         return std::move(scene_);
     }
@@ -135,6 +136,8 @@ class SceneParser {
                 (k == "contact_margin" ? scene_.settings.contact_margin : scene_.settings.aabb_margin) =
                     read_non_negative(c);
             });
+        } else if (key == "dynamics") {
+            dynamics(v);
         } else if (key == "materials") {
             for_each_member_any(v, [&](const std::string& name, const Node& m) { material(name, m); });
         } else if (key == "pairs") {
@@ -159,6 +162,21 @@ class SceneParser {
         if (!object.value.is_object()) expected(object, "an object of named materials");
         for (const auto& [key, value] : object.value.items())
             visit(key, Node{value, child_pointer(object.pointer, key)});
+    }
+
+    // Addition: sleeping and the substeps of jointed bodies (WorldSettings).
+    void dynamics(const Node& node) {
+        WorldSettings& w = scene_.settings;
+        for_each_member(node, {"sleep", "sleep_speed", "sleep_time", "max_joint_rotation", "max_substeps"},
+                        [&](std::string_view key, const Node& v) {
+                            if (key == "sleep") w.allow_sleeping = read_bool(v);
+                            if (key == "sleep_speed") w.sleep_speed = read_positive(v);
+                            if (key == "sleep_time") w.sleep_time = read_positive(v);
+                            if (key == "max_joint_rotation") w.max_joint_rotation = read_positive(v);
+                            if (key == "max_substeps")
+                                w.max_substeps = static_cast<int>(
+                                    read_integer(v, 1, 1024, "a whole number from 1 to 1024"));
+                        });
     }
 
     void solver(const Node& node) {

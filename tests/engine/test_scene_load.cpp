@@ -52,6 +52,18 @@ TEST(SceneLoad, ContractDefaults) {
     EXPECT_EQ(step_count(s.duration, s.dt), 240u);
 }
 
+TEST(SceneLoad, DynamicsSettings) {
+    const SceneDesc s = parsed(R"({"dynamics": {"sleep": false, "sleep_speed": 0.1, "sleep_time": 2,
+        "max_joint_rotation": 0.05, "max_substeps": 4}})");
+    EXPECT_FALSE(s.settings.allow_sleeping);
+    EXPECT_EQ(s.settings.sleep_speed, 0.1);
+    EXPECT_EQ(s.settings.sleep_time, 2.0);
+    EXPECT_EQ(s.settings.max_joint_rotation, 0.05);
+    EXPECT_EQ(s.settings.max_substeps, 4);
+    const WorldSettings defaults;
+    EXPECT_TRUE(parsed("{}").settings.allow_sleeping == defaults.allow_sleeping);
+}
+
 TEST(SceneLoad, TopLevelKeys) {
     const SceneDesc s =
         parsed(R"({"simpulse": 1, "name": "n", "description": "d", "gravity": [1, 2, 3], "dt": 0.002,

@@ -75,7 +75,7 @@ TEST(SceneValidation, UnknownTopLevelKey) {
     EXPECT_EQ(scene_error(R"({"gravty": [0, 0, -1]})"),
               "scene.json: /gravty: unknown key; expected one of simpulse, name, description, gravity, dt, "
               "duration, "
-              "sample_every, solver, collision, materials, pairs, bodies, joints, springs");
+              "sample_every, solver, collision, dynamics, materials, pairs, bodies, joints, springs");
 }
 
 TEST(SceneValidation, UnknownBodyKey) {
@@ -256,6 +256,10 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/penetration_correction: expected a number in [0, 1], got 2");
     EXPECT_EQ(scene_error(R"({"solver": {"iterative_tolerance": 0}})"),
               "scene.json: /solver/iterative_tolerance: expected a positive number, got 0");
+    EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),
+              "scene.json: /dynamics/max_substeps: expected a whole number from 1 to 1024, got 0");
+    EXPECT_EQ(scene_error(R"({"dynamics": {"sleep": 1}})"),
+              "scene.json: /dynamics/sleep: expected true or false, got 1");
     EXPECT_EQ(scene_error(R"({"collision": {"contact_margin": -0.001}})"),
               "scene.json: /collision/contact_margin: expected a non-negative number, got -0.001");
 }
