@@ -572,6 +572,19 @@ SignedDistanceResult signed_distance(const ConvexSupport& a, const ConvexSupport
         r.normal = g.normal;
         r.point_a = g.point_a;
         r.point_b = g.point_b;
+        if (!g.converged) {
+            // Rounding stopped GJK. Usually v is still a sound normal, but on curved features touching within
+            // ~sqrt(eps) of the size it is the normal of a thin simplex and the sets overlap along it: then
+            // polish it on the support value of the cores' difference, as EPA's fallback does.
+            const Vec3 origin = a.pose.position;
+            const ConvexSupport la = shifted(ca, origin), lb = shifted(cb, origin);
+            SupportPoint p = minkowski_support(la, lb, r.normal);
+            double upper = r.normal.dot(p.w);  // minus the gap along the normal
+            const double size = (g.point_a - origin).norm() + (g.point_b - origin).norm();
+            // Beyond the touching resolution (1e-7 of the size, a few sqrt(eps)); a stalled but sound normal
+            // is kept as it is, consistent with the witness points.
+            if (-upper < g.distance - 1e-7 * size) polish(la, lb, -g.distance, upper, r.normal, p);
+        }
     } else {
         const EpaResult e = epa(ca, cb, g.simplex, settings.epa);
         r.distance = -(e.depth + radii);
