@@ -3,20 +3,19 @@
 // algorithm).
 //
 // Each comparison is paired: one benchmark iteration runs our query over the whole pair set, then libccd's,
-// and times each with the thread's CPU clock, so both see the same machine state (the machine is shared;
-// separate benchmarks minutes apart drift by up to 2x). Counters per call: ours_ns, ccd_ns, ratio = ccd_ns /
-// ours_ns
-// (> 1: ours faster); with --benchmark_repetitions the reported value is the median over repetitions.
+// and times each with the thread's CPU clock, so both see the same machine state. Counters per call: ours_ns,
+// ccd_ns, ratio = ccd_ns / ours_ns (> 1: ours faster); with --benchmark_repetitions the reported value is the
+// median over repetitions.
 //
-//   intersect/vs_ccd_gjk, vs_ccd_mpr : gjk_intersect against ccdGJKIntersect / ccdMPRIntersect, half of the
-//                                      pairs overlapping
-//   penetration/vs_ccd_epa, vs_ccd_mpr: signed_distance (GJK on the cores + EPA) on overlapping pairs against
-//                                      ccdGJKPenetration (GJK + EPA) / ccdMPRPenetration at libccd's default
-//                                      tolerances (1e-4, absolute); *_1e-9: libccd at 1e-9, about ours
-//   penetration/full_vs_ccd_epa      : gjk() + epa() on the full shapes (no core split) against
-//   ccdGJKPenetration distance/ours                    : gjk() on the full shapes and signed_distance on
-//   separated pairs (libccd
-//                                      has no distance query)
+//   intersect/vs_ccd_gjk, vs_ccd_mpr    gjk_intersect against ccdGJKIntersect / ccdMPRIntersect, half of the
+//                                       pairs overlapping;
+//   penetration/vs_ccd_epa, vs_ccd_mpr  signed_distance (GJK on the cores + EPA) on overlapping pairs against
+//                                       ccdGJKPenetration (GJK + EPA) / ccdMPRPenetration at libccd's default
+//                                       tolerances (1e-4, absolute); *_1e-9: libccd at 1e-9, about ours;
+//   penetration/full_vs_ccd_epa         gjk() + epa() on the full shapes (no core split) against
+//                                       ccdGJKPenetration;
+//   distance/ours                       gjk() on the full shapes and signed_distance on separated pairs
+//                                       (libccd has no distance query).
 // The summary printed at the end also gives the median depth error of each method against our signed_distance
 // at a 1e-12 relative tolerance.
 //
