@@ -20,6 +20,8 @@
 // at a 1e-12 relative tolerance.
 //
 // Run: bench_gjk_epa --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include "thread_clock.h"
+
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/gjk.h>
 #include <simpulse/collision/support.h>
@@ -180,22 +182,16 @@ void record_depth_error(const std::string& key, const std::vector<Pair>& pairs, 
     depth_errors()[key] = err[err.size() / 2];
 }
 
-double thread_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // One iteration: `ours` over every pair, then `peer` over every pair, each timed on the thread's CPU clock.
 template <class Ours, class Peer>
 void paired(benchmark::State& state, const std::vector<Pair>& pairs, Ours ours, Peer peer) {
     double t_ours = 0, t_peer = 0;
     for (auto _ : state) {
-        const double t0 = thread_seconds();
+        const double t0 = bench::thread_cpu_seconds();
         for (const Pair& p : pairs) benchmark::DoNotOptimize(ours(p));
-        const double t1 = thread_seconds();
+        const double t1 = bench::thread_cpu_seconds();
         for (const Pair& p : pairs) benchmark::DoNotOptimize(peer(p));
-        const double t2 = thread_seconds();
+        const double t2 = bench::thread_cpu_seconds();
         t_ours += t1 - t0;
         t_peer += t2 - t1;
     }
@@ -210,9 +206,9 @@ template <class Ours>
 void alone(benchmark::State& state, const std::vector<Pair>& pairs, Ours ours) {
     double t_ours = 0;
     for (auto _ : state) {
-        const double t0 = thread_seconds();
+        const double t0 = bench::thread_cpu_seconds();
         for (const Pair& p : pairs) benchmark::DoNotOptimize(ours(p));
-        t_ours += thread_seconds() - t0;
+        t_ours += bench::thread_cpu_seconds() - t0;
     }
     state.counters["ours_ns"] = 1e9 * t_ours / (static_cast<double>(state.iterations()) * pairs.size());
 }

@@ -16,6 +16,8 @@
 // the same).
 //
 // Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5] [--reps 5] [--engines simpulse,bullet] [--sleep on,off]
+#include "thread_clock.h"
+
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/world.h>
 
@@ -40,12 +42,6 @@
 namespace {
 
 using namespace simpulse;
-
-double cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 double median(std::vector<double> v) {
     if (v.empty()) return std::nan("");
@@ -110,9 +106,9 @@ WorldSettings settings_with_sleep(bool sleep) {
 
 // Times one step of a simpulse world.
 void timed_step(World& w, double dt, Run& run) {
-    const double t0 = cpu_seconds();
+    const double t0 = bench::thread_cpu_seconds();
     must(w.step(dt));
-    run.step_ms.push_back(1e3 * (cpu_seconds() - t0));
+    run.step_ms.push_back(1e3 * (bench::thread_cpu_seconds() - t0));
 }
 
 // S3 start poses. "s3" is the scene as SCENES.md defines it: a 10 x 10 x 10 grid, 0.6 apart, lowest layer at
@@ -375,9 +371,9 @@ struct BulletWorld {
         add(shape(new btStaticPlaneShape(btVector3(0, 0, 1), 0)), 0, btTransform::getIdentity(), friction, 0);
     }
     void step(btScalar dt) {
-        const double t0 = cpu_seconds();
+        const double t0 = bench::thread_cpu_seconds();
         world.stepSimulation(dt, 0);
-        run.step_ms.push_back(1e3 * (cpu_seconds() - t0));
+        run.step_ms.push_back(1e3 * (bench::thread_cpu_seconds() - t0));
     }
 };
 
@@ -649,10 +645,10 @@ int main(int argc, char** argv) {
         std::vector<Summary> summaries(group.size());
         for (int r = 0; r < reps; ++r)
             for (std::size_t c = 0; c < group.size(); ++c) {
-                const double t0 = cpu_seconds();
+                const double t0 = bench::thread_cpu_seconds();
                 Run run = group[c].run();
                 Summary& s = summaries[c];
-                s.wall_total.push_back(cpu_seconds() - t0);
+                s.wall_total.push_back(bench::thread_cpu_seconds() - t0);
                 s.median_all.push_back(median(run.step_ms));
                 s.max_all.push_back(max_of(run.step_ms));
                 if (group[c].last > 0) {

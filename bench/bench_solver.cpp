@@ -27,6 +27,8 @@
 // Run: bench_solver [--reps 5] [--min-time 0.2] [--budget 10] [--max-rows 100000]
 //                    [--families column,wall,block] [--paths default,dense,sparse,iter60,iter-tol]
 //                    [--starts cold,warm]
+#include "thread_clock.h"
+
 #include <simpulse/solver/solver.h>
 
 #include <algorithm>
@@ -43,12 +45,6 @@
 namespace {
 
 using namespace simpulse;
-
-double cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 struct Problem {
     std::vector<SolverBody> bodies;  // body 0: static floor
@@ -182,9 +178,9 @@ Measure measure(Problem& p, const std::string& path, bool warm, int reps, double
     };
     Measure m;
     // First solve: primes the warm-start cache (warm) and tells whether the path is within budget.
-    const double t0 = cpu_seconds();
+    const double t0 = bench::thread_cpu_seconds();
     solve_once();
-    const double first = cpu_seconds() - t0;
+    const double first = bench::thread_cpu_seconds() - t0;
     m.rows = solver.stats().rows;
     if (first > budget) {
         m.seconds = first;
@@ -199,7 +195,7 @@ Measure measure(Problem& p, const std::string& path, bool warm, int reps, double
     for (int r = 0; r < reps; ++r) {
         int count = 0;
         double worst_residual = 0, sum_iterations = 0, sum_pivots = 0;
-        const double start = cpu_seconds();
+        const double start = bench::thread_cpu_seconds();
         double elapsed = 0;
         do {
             solve_once();
@@ -207,7 +203,7 @@ Measure measure(Problem& p, const std::string& path, bool warm, int reps, double
             worst_residual = std::max(worst_residual, solver.stats().residual);
             sum_iterations += solver.stats().iterations;
             sum_pivots += solver.stats().pivots;
-            elapsed = cpu_seconds() - start;
+            elapsed = bench::thread_cpu_seconds() - start;
         } while (elapsed < min_time);
         times.push_back(elapsed / count);
         residuals.push_back(worst_residual);
