@@ -132,8 +132,8 @@ int cylinder_height_field(const Shape& a, const Pose& pa, const Shape& b, const 
                           const CollideSettings& s, std::vector<Manifold>& out) {
     // The analytic algorithm (cylinder_terrain.h); collide_cylinder_height_field keeps the generic path for
     // cylinders, which the benchmark compares against.
-    return collide_cylinder_terrain(std::get<Cylinder>(a.geometry), pa, std::get<HeightField>(b.geometry), pb, s,
-                                    out);
+    return collide_cylinder_terrain(std::get<Cylinder>(a.geometry), pa, std::get<HeightField>(b.geometry), pb,
+                                    s, out);
 }
 
 // Compound as B: the children whose bounds overlap A's box (compound BVH) against A, tagged with the child

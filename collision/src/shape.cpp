@@ -9,37 +9,54 @@ namespace {
 
 double require_positive(double value, const char* what) {
     if (!(value > 0) || !std::isfinite(value))
-        throw ShapeError(std::string(what) + " must be a positive finite number, got " + std::to_string(value));
+        throw ShapeError(std::string(what) + " must be a positive finite number, got " +
+                         std::to_string(value));
     return value;
 }
 
-ShapePtr wrap(auto geometry) { return std::make_shared<const Shape>(Shape{std::move(geometry)}); }
+ShapePtr wrap(auto geometry) {
+    return std::make_shared<const Shape>(Shape{std::move(geometry)});
+}
 
 }  // namespace
 
 const char* shape_type_name(ShapeType type) {
     switch (type) {
-        case ShapeType::sphere: return "sphere";
-        case ShapeType::box: return "box";
-        case ShapeType::capsule: return "capsule";
-        case ShapeType::cylinder: return "cylinder";
-        case ShapeType::cone: return "cone";
-        case ShapeType::convex_hull: return "convex";
-        case ShapeType::plane: return "plane";
-        case ShapeType::compound: return "compound";
-        case ShapeType::triangle_mesh: return "mesh";
-        case ShapeType::height_field: return "heightfield";
+        case ShapeType::sphere:
+            return "sphere";
+        case ShapeType::box:
+            return "box";
+        case ShapeType::capsule:
+            return "capsule";
+        case ShapeType::cylinder:
+            return "cylinder";
+        case ShapeType::cone:
+            return "cone";
+        case ShapeType::convex_hull:
+            return "convex";
+        case ShapeType::plane:
+            return "plane";
+        case ShapeType::compound:
+            return "compound";
+        case ShapeType::triangle_mesh:
+            return "mesh";
+        case ShapeType::height_field:
+            return "heightfield";
     }
     return "unknown";
 }
 
-bool is_convex(ShapeType type) { return type <= ShapeType::convex_hull; }
+bool is_convex(ShapeType type) {
+    return type <= ShapeType::convex_hull;
+}
 
 bool is_static_only(ShapeType type) {
     return type == ShapeType::plane || type == ShapeType::triangle_mesh || type == ShapeType::height_field;
 }
 
-ShapePtr make_sphere(double radius) { return wrap(Sphere{require_positive(radius, "sphere radius")}); }
+ShapePtr make_sphere(double radius) {
+    return wrap(Sphere{require_positive(radius, "sphere radius")});
+}
 
 ShapePtr make_box(const Vec3& half_extents) {
     for (int i = 0; i < 3; ++i) require_positive(half_extents[i], "box half extent");
@@ -47,7 +64,8 @@ ShapePtr make_box(const Vec3& half_extents) {
 }
 
 ShapePtr make_capsule(double radius, double half_length) {
-    return wrap(Capsule{require_positive(radius, "capsule radius"), require_positive(half_length, "capsule half length")});
+    return wrap(Capsule{require_positive(radius, "capsule radius"),
+                        require_positive(half_length, "capsule half length")});
 }
 
 ShapePtr make_cylinder(double radius, double half_height) {
@@ -56,7 +74,8 @@ ShapePtr make_cylinder(double radius, double half_height) {
 }
 
 ShapePtr make_cone(double radius, double half_height) {
-    return wrap(Cone{require_positive(radius, "cone radius"), require_positive(half_height, "cone half height")});
+    return wrap(
+        Cone{require_positive(radius, "cone radius"), require_positive(half_height, "cone half height")});
 }
 
 ShapePtr make_plane(const Vec3& normal, double offset) {

@@ -2,5 +2,7 @@
 #include <simpulse/version.h>
 
 namespace simpulse {
-const char* version() { return "0.1.0"; }
+const char* version() {
+    return "0.1.0";
+}
 }  // namespace simpulse

@@ -20,9 +20,9 @@ struct DominoTiming {
     int dominoes = 0;
     int fallen =
         0;  // dominoes tilted more than 45 degrees from vertical at the end (SCENES.md S1 definition)
-    int toppled = 0;  // dominoes tilted beyond their tipping angle atan(thickness / height): they cannot
-                      // stand up again. At D = 1 cm a fallen row rests leaning at acos(thickness / D) = 45.6
-                      // degrees, so the 45-degree count is ill-posed there; "all fell" means all toppled.
+    int toppled = 0;   // dominoes tilted beyond their tipping angle atan(thickness / height): they cannot
+                       // stand up again. At D = 1 cm a fallen row rests leaning at acos(thickness / D) = 45.6
+                       // degrees, so the 45-degree count is ill-posed there; "all fell" means all toppled.
     double pitch = 0;  // D, distance between the backs of neighbouring dominoes, m
     std::uint64_t steps = 0;
     double wall_seconds = 0;

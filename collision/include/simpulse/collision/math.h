@@ -62,7 +62,9 @@ struct Aabb {
         const Vec3 d = max - min;
         return 2.0 * (d.x() * d.y() + d.y() * d.z() + d.z() * d.x());
     }
-    static Aabb merged(const Aabb& a, const Aabb& b) { return {a.min.cwiseMin(b.min), a.max.cwiseMax(b.max)}; }
+    static Aabb merged(const Aabb& a, const Aabb& b) {
+        return {a.min.cwiseMin(b.min), a.max.cwiseMax(b.max)};
+    }
 };
 
 }  // namespace simpulse

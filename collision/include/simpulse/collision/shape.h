@@ -1,7 +1,7 @@
 // Shape definitions of the collision module: the primitives of the scene format, convex hulls, planes,
 // compounds, static triangle meshes and height fields. Shapes are immutable after construction and shared
-// between bodies through ShapePtr. Every shape is expressed in its own local frame (primitive shapes are centred
-// on the local origin, axis-symmetric ones have their axis along local z).
+// between bodies through ShapePtr. Every shape is expressed in its own local frame (primitive shapes are
+// centred on the local origin, axis-symmetric ones have their axis along local z).
 #pragma once
 
 #include <simpulse/collision/math.h>
@@ -60,11 +60,12 @@ struct Cone {
     double half_height = 0.5;
 };
 
-// Convex polyhedron with merged coplanar faces. Built by make_convex_hull (quickhull); never assembled by hand.
+// Convex polyhedron with merged coplanar faces. Built by make_convex_hull (quickhull); never assembled by
+// hand.
 struct ConvexHull {
     struct Face {
-        Vec3 normal;             // outward unit normal
-        double offset = 0;       // plane: normal . x = offset
+        Vec3 normal;              // outward unit normal
+        double offset = 0;        // plane: normal . x = offset
         std::uint32_t first = 0;  // into face_vertices; the loop is counter-clockwise seen from outside
         std::uint32_t count = 0;
     };
@@ -149,12 +150,12 @@ struct Shape {
 
 // Thrown by the make_* functions on invalid geometry (non-positive size, degenerate hull, bad index, ...).
 class ShapeError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 
 const char* shape_type_name(ShapeType type);
-bool is_convex(ShapeType type);  // sphere, box, capsule, cylinder, cone, convex hull
+bool is_convex(ShapeType type);       // sphere, box, capsule, cylinder, cone, convex hull
 bool is_static_only(ShapeType type);  // plane, triangle mesh, height field
 
 ShapePtr make_sphere(double radius);
