@@ -15,6 +15,8 @@
 //    along libccd's direction. A difference that passes is libccd's error; one that fails fails the test.
 // libccd gets its own support functions (written here from the geometry, not simpulse's) and a 1e-9
 // tolerance.
+#include "closed_form_support.h"
+
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/gjk.h>
 #include <simpulse/collision/support.h>
@@ -90,33 +92,7 @@ struct Body {
     Mat3 rotation = Mat3::Identity();
 };
 
-double support_value_local(const Shape& shape, const Vec3& d) {
-    switch (shape.type()) {
-        case ShapeType::sphere:
-            return std::get<Sphere>(shape.geometry).radius;
-        case ShapeType::box:
-            return std::get<Box>(shape.geometry).half_extents.dot(d.cwiseAbs());
-        case ShapeType::capsule: {
-            const auto& c = std::get<Capsule>(shape.geometry);
-            return c.half_length * std::abs(d.z()) + c.radius;
-        }
-        case ShapeType::cylinder: {
-            const auto& c = std::get<Cylinder>(shape.geometry);
-            return c.half_height * std::abs(d.z()) + c.radius * std::hypot(d.x(), d.y());
-        }
-        case ShapeType::cone: {
-            const auto& c = std::get<Cone>(shape.geometry);
-            return std::max(c.half_height * d.z(),
-                            -c.half_height * d.z() + c.radius * std::hypot(d.x(), d.y()));
-        }
-        default: {
-            double best = -std::numeric_limits<double>::infinity();
-            for (const Vec3& v : std::get<ConvexHull>(shape.geometry).vertices)
-                best = std::max(best, v.dot(d));
-            return best;
-        }
-    }
-}
+using test::support_value_local;
 
 // Support value relative to the body's centre.
 double extent(const Body& b, const Vec3& n) {

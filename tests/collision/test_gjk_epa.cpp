@@ -20,6 +20,8 @@
 // of 1024 ulps where the contact is flat. Normals are checked where they are exact (a flat feature on one
 // side) against rounding, elsewhere through the signed gap along them, which must equal the signed distance:
 // a normal whose support planes are not the closest pair would show a smaller gap.
+#include "closed_form_support.h"
+
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/gjk.h>
 #include <simpulse/collision/support.h>
@@ -94,37 +96,7 @@ std::string name(ShapeType t) {
 // ---- Independent closed forms
 // ---------------------------------------------------------------------------------
 
-// Support value max over the shape of d.x in the local frame, d unit; written from the geometry, not from
-// support_local.
-double support_value_local(const Shape& shape, const Vec3& d) {
-    switch (shape.type()) {
-        case ShapeType::sphere:
-            return std::get<Sphere>(shape.geometry).radius;
-        case ShapeType::box: {
-            const Vec3& h = std::get<Box>(shape.geometry).half_extents;
-            return h.dot(d.cwiseAbs());
-        }
-        case ShapeType::capsule: {
-            const auto& c = std::get<Capsule>(shape.geometry);
-            return c.half_length * std::abs(d.z()) + c.radius;
-        }
-        case ShapeType::cylinder: {
-            const auto& c = std::get<Cylinder>(shape.geometry);
-            return c.half_height * std::abs(d.z()) + c.radius * std::hypot(d.x(), d.y());
-        }
-        case ShapeType::cone: {
-            const auto& c = std::get<Cone>(shape.geometry);
-            return std::max(c.half_height * d.z(),
-                            -c.half_height * d.z() + c.radius * std::hypot(d.x(), d.y()));
-        }
-        default: {
-            double best = -std::numeric_limits<double>::infinity();
-            for (const Vec3& v : std::get<ConvexHull>(shape.geometry).vertices)
-                best = std::max(best, v.dot(d));
-            return best;
-        }
-    }
-}
+using test::support_value_local;
 
 double support_value(const Shape& shape, const Pose& pose, const Vec3& d) {
     return d.dot(pose.position) + support_value_local(shape, pose.inverse_rotate(d));
