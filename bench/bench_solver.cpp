@@ -12,9 +12,11 @@
 // Velocities are the approach gravity gives in one step at dt = 1/60 (0.16 m/s down) plus random +-0.05 m/s
 // and +-0.05 rad/s, so friction rows and side contacts are active. Each family is one island.
 //
-// Paths (SolverSettings): default = the library defaults (direct up to direct_max_rows, iterative beyond);
-// dense = direct, dense LDL^T/LU active set for every size; sparse = direct, sparse factorisation for every
-// size; iter60 = iterative with the library defaults (60 sweeps, tolerance 1e-5 m/s); iter-tol = iterative
+// Paths (SolverSettings): default = the library defaults (direct up to direct_first_max_rows, iterative first
+// and direct if it does not converge up to direct_max_rows, iterative beyond); dense = direct, dense
+// LDL^T/LU active set for every size; sparse = direct, sparse factorisation for every size; iter60 =
+// iterative (projected Gauss-Seidel with NNCG momentum) with the library defaults (60 sweeps, tolerance
+// 1e-5 m/s); iter-tol = iterative
 // with up to 10,000 sweeps (time to reach 1e-5 m/s). Start: cold (warm_start = false) or warm (the Solver
 // keeps its warm-start cache; solves alternate between two velocity states that differ by the random part, so
 // each solve starts from the other state's impulses, as in a simulation where contacts persist).
@@ -137,13 +139,14 @@ SolverSettings path_settings(const std::string& path) {
     SolverSettings s;
     s.mode = SolverMode::exact;
     if (path == "dense") {
-        s.direct_max_rows = INT_MAX;
+        s.direct_max_rows = s.direct_first_max_rows = INT_MAX;
         s.dense_max_rows = INT_MAX;
     } else if (path == "sparse") {
-        s.direct_max_rows = INT_MAX;
+        s.direct_max_rows = s.direct_first_max_rows = INT_MAX;
         s.dense_max_rows = 0;
     } else if (path == "default") {
-        // the library's defaults: direct up to direct_max_rows, iterative beyond
+        // the library's defaults: direct up to direct_first_max_rows, iterative first (direct if it does not
+        // converge) up to direct_max_rows, iterative beyond
     } else if (path == "iter60") {
         s.direct_max_rows = 0;
     } else {  // iter-tol

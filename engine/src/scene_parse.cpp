@@ -181,49 +181,51 @@ class SceneParser {
 
     void solver(const Node& node) {
         SolverSettings& s = scene_.settings.solver;
-        for_each_member(node,
-                        {"mode", "restitution_threshold", "direct_max_rows", "dense_max_rows",
-                         "max_active_set_iterations", "iterative_tolerance", "max_iterations", "warm_start",
-                         "penetration_slop", "penetration_correction", "max_correction", "joint_tolerance",
-                         "max_projection_iterations", "recheck_iterations"},
-                        [&](std::string_view key, const Node& v) {
-                            const auto count = [&](long long min, std::string_view what) {
-                                return static_cast<int>(read_integer(v, min, kMaxInt, what));
-                            };
-                            if (key == "mode") {
-                                const std::optional<SolverMode> mode =
-                                    v.value.is_string() ? parse_solver_mode(v.value.get<std::string>())
-                                                        : std::nullopt;
-                                if (!mode) expected(v, "\"thesis\" or \"exact\"");
-                                s.mode = *mode;
-                            } else if (key == "restitution_threshold") {
-                                s.restitution_threshold = read_non_negative(v);
-                            } else if (key == "direct_max_rows") {
-                                s.direct_max_rows = count(0, "a non-negative integer");
-                            } else if (key == "dense_max_rows") {
-                                s.dense_max_rows = count(0, "a non-negative integer");
-                            } else if (key == "max_active_set_iterations") {
-                                s.max_active_set_iterations = count(1, "a positive integer");
-                            } else if (key == "iterative_tolerance") {
-                                s.iterative_tolerance = read_positive(v);
-                            } else if (key == "max_iterations") {
-                                s.max_iterations = count(1, "a positive integer");
-                            } else if (key == "warm_start") {
-                                s.warm_start = read_bool(v);
-                            } else if (key == "penetration_slop") {
-                                s.penetration_slop = read_non_negative(v);
-                            } else if (key == "penetration_correction") {
-                                s.penetration_correction = read_unit_interval(v);
-                            } else if (key == "max_correction") {
-                                s.max_correction = read_non_negative(v);
-                            } else if (key == "joint_tolerance") {
-                                s.joint_tolerance = read_positive(v);
-                            } else if (key == "max_projection_iterations") {
-                                s.max_projection_iterations = count(1, "a positive integer");
-                            } else if (key == "recheck_iterations") {
-                                s.recheck_iterations = count(0, "a non-negative integer");
-                            }
-                        });
+        for_each_member(
+            node,
+            {"mode", "restitution_threshold", "direct_max_rows", "direct_first_max_rows", "dense_max_rows",
+             "max_active_set_iterations", "iterative_tolerance", "max_iterations", "warm_start",
+             "penetration_slop", "penetration_correction", "max_correction", "joint_tolerance",
+             "max_projection_iterations", "recheck_iterations"},
+            [&](std::string_view key, const Node& v) {
+                const auto count = [&](long long min, std::string_view what) {
+                    return static_cast<int>(read_integer(v, min, kMaxInt, what));
+                };
+                if (key == "mode") {
+                    const std::optional<SolverMode> mode =
+                        v.value.is_string() ? parse_solver_mode(v.value.get<std::string>()) : std::nullopt;
+                    if (!mode) expected(v, "\"thesis\" or \"exact\"");
+                    s.mode = *mode;
+                } else if (key == "restitution_threshold") {
+                    s.restitution_threshold = read_non_negative(v);
+                } else if (key == "direct_max_rows") {
+                    s.direct_max_rows = count(0, "a non-negative integer");
+                } else if (key == "direct_first_max_rows") {
+                    s.direct_first_max_rows = count(0, "a non-negative integer");
+                } else if (key == "dense_max_rows") {
+                    s.dense_max_rows = count(0, "a non-negative integer");
+                } else if (key == "max_active_set_iterations") {
+                    s.max_active_set_iterations = count(1, "a positive integer");
+                } else if (key == "iterative_tolerance") {
+                    s.iterative_tolerance = read_positive(v);
+                } else if (key == "max_iterations") {
+                    s.max_iterations = count(1, "a positive integer");
+                } else if (key == "warm_start") {
+                    s.warm_start = read_bool(v);
+                } else if (key == "penetration_slop") {
+                    s.penetration_slop = read_non_negative(v);
+                } else if (key == "penetration_correction") {
+                    s.penetration_correction = read_unit_interval(v);
+                } else if (key == "max_correction") {
+                    s.max_correction = read_non_negative(v);
+                } else if (key == "joint_tolerance") {
+                    s.joint_tolerance = read_positive(v);
+                } else if (key == "max_projection_iterations") {
+                    s.max_projection_iterations = count(1, "a positive integer");
+                } else if (key == "recheck_iterations") {
+                    s.recheck_iterations = count(0, "a non-negative integer");
+                }
+            });
     }
 
     void material(const std::string& name, const Node& node) {

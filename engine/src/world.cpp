@@ -35,7 +35,8 @@ Status validate(const WorldSettings& s) {
     if (!(s.aabb_margin >= 0) || !std::isfinite(s.aabb_margin)) return Error{"aabb_margin must be >= 0"};
     if (!(v.restitution_threshold >= 0) || !std::isfinite(v.restitution_threshold))
         return Error{"solver restitution_threshold must be >= 0"};
-    if (v.direct_max_rows < 0 || v.dense_max_rows < 0) return Error{"solver row limits must be >= 0"};
+    if (v.direct_max_rows < 0 || v.direct_first_max_rows < 0 || v.dense_max_rows < 0)
+        return Error{"solver row limits must be >= 0"};
     if (v.max_active_set_iterations < 1 || v.max_iterations < 1 || v.max_projection_iterations < 1 ||
         v.recheck_iterations < 0)
         return Error{"solver iteration counts must be positive"};

@@ -39,8 +39,12 @@ struct BlcpWorkspace {
     std::vector<std::uint32_t> touched_bodies;
     std::vector<Vec3> linear_velocity;  // iterative solver: contiguous copies of the body velocities
     std::vector<Vec3> angular_velocity;
-    std::vector<int> body_changed;  // iterative solver: sweep in which a body's velocity last changed
-    std::vector<int> row_settled;   // sweep in which a row was last found satisfied
+    std::vector<int> body_changed;        // iterative solver: sweep in which a body's velocity last changed
+    std::vector<int> row_settled;         // sweep in which a row was last found satisfied
+    std::vector<double> sweep_change;     // iterative solver (NNCG): impulse change of the last sweep per row
+    std::vector<double> direction;        // iterative solver (NNCG): search direction per row
+    std::vector<std::uint8_t> is_moving;  // iterative solver (NNCG): row has moved since the last restart
+    std::vector<std::uint32_t> moving;    // iterative solver (NNCG): those rows
 };
 
 // Contiguous copies of the velocities of the bodies a set of rows touches
@@ -67,9 +71,11 @@ inline void apply_to_copies(const Row& r, double impulse, BlcpWorkspace& ws) {
 
 // Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to
 // `dense_max_rows`, sparse LU above. Returns converged == false if the active set did not settle within
-// max_active_set_iterations (the caller then polishes with the iterative method).
+// max_iterations (the caller then polishes with the iterative method); the impulses are then still applied.
+// Unless `give_up`, a stalling iteration first switches to single pivots (more iterations) and a dense one
+// falls back to the convex-QP method; with `give_up` it simply stops after max_iterations.
 BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
-                             int max_iterations, int dense_max_rows);
+                             int max_iterations, int dense_max_rows, bool give_up = false);
 
 // Convex-QP active-set fallback (friction bounds fixed, updated in an outer loop) on the dense A and base
 // velocities q of the island, as assembled by solve_blcp_direct. Velocities must not contain the island's
@@ -77,10 +83,16 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
 BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                                     const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer);
 
-// Projected Gauss-Seidel sweeps over the rows, matrix-free: A is applied through the body velocities
-// (A lambda = J M^-1 J^T lambda), which is the same system without forming it.
+// Projected Gauss-Seidel sweeps over the rows with nonsmooth conjugate-gradient (NNCG) momentum, matrix-free:
+// A is applied through the body velocities (A lambda = J M^-1 J^T lambda), the same system without forming
+// it.
 BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                                 int max_iterations, double tolerance);
+
+// True if the rows' current impulses (warm start) satisfy the complementarity conditions within `tolerance`
+// (m/s); then they have been applied to the bodies and ws.w holds the row velocities. O(rows), no matrix.
+bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
+                       double tolerance);
 
 // Largest complementarity violation of the rows given their current impulses and post-impulse velocities w.
 double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w);

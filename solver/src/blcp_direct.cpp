@@ -74,8 +74,8 @@ double regularization(double max_diagonal) {
     return 1e-10 * std::max(max_diagonal, 1e-300);
 }
 
-// True if the rows' current impulses (warm start) satisfy the complementarity conditions within `tolerance`;
-// then they have been applied to the bodies and ws.w holds the row velocities.
+}  // namespace
+
 bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                        double tolerance) {
     bool any = false;
@@ -94,8 +94,6 @@ bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWo
     copy_velocities_out(rows, bodies, ws);
     return true;
 }
-
-}  // namespace
 
 double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w) {
     double worst = 0;
@@ -119,7 +117,7 @@ double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w) {
 }
 
 BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
-                             int max_iterations, int dense_max_rows) {
+                             int max_iterations, int dense_max_rows, bool give_up) {
     const auto n = static_cast<Eigen::Index>(rows.size());
     const bool dense = n <= dense_max_rows;
     BlcpResult result;
@@ -339,7 +337,7 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         if (changes < fewest_changes) {
             fewest_changes = changes;
             stalled = 0;
-        } else if (++stalled >= 6 && !single_pivot) {
+        } else if (++stalled >= 6 && !single_pivot && !give_up) {
             single_pivot = true;
             last_iteration = iteration + static_cast<int>(rows.size());
         }
@@ -351,7 +349,7 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         ws.status.swap(ws.new_status);
     }
 
-    if (!result.converged && dense) {
+    if (!result.converged && dense && !give_up) {
         // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
         const Eigen::MatrixXd a = ws.dense;
         const Eigen::VectorXd q = ws.q;

@@ -36,6 +36,9 @@ struct Row {
     double target = 0;    // desired w (speculative approach, joint drift in thesis mode)
     double lambda = 0;    // accumulated impulse
     double mu = 0;        // friction rows: coefficient (torsional row: coefficient times patch radius)
+    // Length that turns the row's velocity into a speed at the contact, m: 1 for rows along a direction, the
+    // patch radius for torsional rows (whose w is a spin, rad/s), so residuals of all rows compare in m/s.
+    double lever = 1;
     std::int32_t normal =
         -1;  // friction rows: first of their patch's normal rows (consecutive), island index
     std::int32_t normal_count = 0;

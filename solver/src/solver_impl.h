@@ -42,6 +42,7 @@ struct Solver::Impl {
     std::vector<detail::Row> island_rows;   // rows of the island being solved, contiguous
     std::vector<std::int32_t> local_index;  // global row -> index within its island
     std::vector<double> approach;           // pre-solve w of the island's rows
+    std::vector<double> polish_lambda;      // iterative impulses of a mid-size island (try_iterative_first)
     std::vector<detail::Row> recheck_rows;
     std::vector<detail::Row> frictions;  // thesis mode: sliding friction impulses of a round
     std::vector<std::uint32_t> recheck_source;
@@ -65,6 +66,8 @@ struct Solver::Impl {
                  std::span<const BallJointConstraint> joints, const SolverSettings& settings);
     // Solves an island's BLCP by the direct method when small enough, else iteratively; polishes with the
     // iterative method if the active set does not settle.
+    bool try_iterative_first(std::span<detail::Row> island, std::span<SolverBody> bodies,
+                             const SolverSettings& settings, detail::BlcpResult& result);
     detail::BlcpResult solve_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
                                     const SolverSettings& settings);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;

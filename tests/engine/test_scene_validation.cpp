@@ -98,12 +98,12 @@ TEST(SceneValidation, UnknownMaterialKey) {
 }
 
 TEST(SceneValidation, UnknownSolverKey) {
-    EXPECT_EQ(
-        scene_error(R"({"solver": {"mode": "exact", "iterations": 5}})"),
-        "scene.json: /solver/iterations: unknown key; expected one of mode, restitution_threshold, "
-        "direct_max_rows, dense_max_rows, max_active_set_iterations, iterative_tolerance, max_iterations, "
-        "warm_start, penetration_slop, penetration_correction, max_correction, joint_tolerance, "
-        "max_projection_iterations, recheck_iterations");
+    EXPECT_EQ(scene_error(R"({"solver": {"mode": "exact", "iterations": 5}})"),
+              "scene.json: /solver/iterations: unknown key; expected one of mode, restitution_threshold, "
+              "direct_max_rows, direct_first_max_rows, dense_max_rows, max_active_set_iterations, "
+              "iterative_tolerance, max_iterations, "
+              "warm_start, penetration_slop, penetration_correction, max_correction, joint_tolerance, "
+              "max_projection_iterations, recheck_iterations");
 }
 
 TEST(SceneValidation, UnknownKeysInNestedObjects) {
@@ -254,6 +254,8 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/max_iterations: expected a positive integer, got 0");
     EXPECT_EQ(scene_error(R"({"solver": {"penetration_correction": 2}})"),
               "scene.json: /solver/penetration_correction: expected a number in [0, 1], got 2");
+    EXPECT_EQ(scene_error(R"({"solver": {"direct_first_max_rows": -1}})"),
+              "scene.json: /solver/direct_first_max_rows: expected a non-negative integer, got -1");
     EXPECT_EQ(scene_error(R"({"solver": {"iterative_tolerance": 0}})"),
               "scene.json: /solver/iterative_tolerance: expected a positive number, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),

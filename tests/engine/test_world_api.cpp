@@ -94,6 +94,9 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     WorldSettings s = w.settings();
     s.solver.penetration_correction = 2;
     EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.solver.direct_first_max_rows = -1;
+    EXPECT_FALSE(w.set_settings(s));
 }
 
 TEST(WorldApi, ContactListenerSeesTheLandingOnce) {

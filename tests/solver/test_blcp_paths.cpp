@@ -1,7 +1,7 @@
 // The three island solvers (dense direct, sparse direct, iterative) solve the same complementarity problem:
 // on random multi-contact systems their post-solve velocities agree (the velocities are unique for
 // frictionless contact even where the impulses are not), and every solution satisfies the complementarity
-// conditions.
+// conditions. Mid-size islands try the iterative method first and keep its answer only if it converged.
 #include <simpulse/solver/solver.h>
 
 #include <gtest/gtest.h>
@@ -53,12 +53,16 @@ Problem stack_problem(std::uint64_t seed, int boxes, double friction) {
     return p;
 }
 
+// Paths: direct_max_rows 0 = iterative only; direct_first_max_rows defaults to direct_max_rows (no
+// iterative attempt before the direct method).
 std::vector<SolverBody> solve(Problem p, int dense_max_rows, int direct_max_rows,
-                              SolverStats* stats = nullptr) {
+                              SolverStats* stats = nullptr, int direct_first_max_rows = -1,
+                              int max_iterations = 20000) {
     SolverSettings s;
     s.dense_max_rows = dense_max_rows;
     s.direct_max_rows = direct_max_rows;
-    s.max_iterations = 20000;
+    s.direct_first_max_rows = direct_first_max_rows < 0 ? direct_max_rows : direct_first_max_rows;
+    s.max_iterations = max_iterations;
     s.iterative_tolerance = 1e-11;
     s.warm_start = false;
     Solver solver;
@@ -99,6 +103,35 @@ TEST(BlcpPaths, DirectPathsSatisfyComplementarityWithFriction) {
         EXPECT_LT(dense_stats.residual, 1e-9) << "seed " << seed << " pivots " << dense_stats.pivots;
         EXPECT_LT(sparse_stats.residual, 1e-9) << "seed " << seed << " pivots " << sparse_stats.pivots;
     }
+}
+
+TEST(BlcpPaths, MidSizeIslandsEndExactOrWithAConvergedIterativeAnswer) {
+    // With direct_first_max_rows = 0 every island tries up to 200 sweeps first. Where they converge, two
+    // active-set iterations from their impulses try to make the answer exact; where that settles, or where
+    // the sweeps do not converge (tall stacks, mass ratios up to 1000), the answer is the direct method's
+    // (exact: the same velocities as the pure direct path, frictionless velocities being unique); otherwise
+    // the converged iterative answer is kept, which must match to the tolerance the iterative path reaches.
+    int exact = 0, kept_iterative = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        const double friction = seed > 20 ? 0.5 : 0.0;
+        const Problem p = stack_problem(seed, 2 + static_cast<int>(seed % 9), friction);
+        SolverStats stats;
+        const auto mixed = solve(p, 100000, 100000, &stats, 0, 200);
+        ASSERT_EQ(stats.direct_islands + stats.iterative_islands, 1) << "seed " << seed;
+        if (stats.direct_islands == 1) {
+            ++exact;
+            EXPECT_LT(stats.residual, 1e-9) << "seed " << seed << ": residual " << stats.residual;
+        } else {
+            ++kept_iterative;
+            EXPECT_LT(stats.residual, 1e-7) << "seed " << seed << ": residual " << stats.residual;
+        }
+        if (friction == 0) {
+            const double difference = largest_velocity_difference(solve(p, 100000, 100000), mixed);
+            EXPECT_LT(difference, stats.direct_islands == 1 ? 1e-9 : 1e-7)
+                << "seed " << seed << ": velocity difference " << difference << " m/s";
+        }
+    }
+    EXPECT_GT(exact, 0) << "kept iterative " << kept_iterative;
 }
 
 }  // namespace

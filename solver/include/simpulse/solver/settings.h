@@ -24,6 +24,9 @@ struct SolverSettings {
     // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
     // or sparse LDL^T factorisation); larger islands by the iterative method on the same system.
     int direct_max_rows = 96;
+    // Islands with more rows than this (and at most direct_max_rows) try the iterative method first and
+    // keep its answer if it reaches iterative_tolerance; the direct method takes over where it does not.
+    int direct_first_max_rows = 48;
     // Direct islands up to this many rows use a dense factorisation, larger ones a sparse one.
     int dense_max_rows = 96;
     int max_active_set_iterations = 30;
