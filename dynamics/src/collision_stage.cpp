@@ -33,14 +33,21 @@ void DynamicsWorld::collision_stage(double dt) {
         return !std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
                                    std::pair{std::min(ia, ib), std::max(ia, ib)});
     };
-    // An awake body reaching a sleeping one wakes the sleeper's island before any pair is tested, so the
-    // whole island takes part in this step.
+    for (const std::uint32_t sleeper : wake_next_step_)
+        if (bodies_[sleeper].alive && bodies_[sleeper].asleep) wake_island(sleeper);
+    wake_next_step_.clear();
+    // A moving body reaching a sleeping one wakes the sleeper's island before any pair is tested, so the
+    // whole island takes part in this step. Moving: it was faster than the sleep speed at the end of its last
+    // step (or was just woken or created), i.e. it has not started resting. A resting body does not wake its
+    // neighbours: two resting islands whose boxes overlap but which do not touch would otherwise wake each
+    // other in turn and never both sleep. If a resting body does touch a sleeper, the narrow phase below
+    // wakes it for the next step.
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
         const Body& a = bodies_[pair.a];
         const Body& b = bodies_[pair.b];
         if (a.asleep == b.asleep || !wanted(pair.a, pair.b)) continue;
-        const std::uint32_t sleeper = a.asleep ? pair.a : pair.b;
-        if (!bodies_[a.asleep ? pair.b : pair.a].is_static) wake_island(sleeper);
+        const Body& visitor = a.asleep ? b : a;
+        if (!visitor.is_static && visitor.sleep_time <= 0) wake_island(a.asleep ? pair.a : pair.b);
     }
 
     manifolds_.clear();
@@ -57,6 +64,13 @@ void DynamicsWorld::collision_stage(double dt) {
         collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);
         for (std::size_t k = first; k < manifolds_.size(); ++k)
             if (manifolds_[k].count > 0) body_manifolds_.push_back({id_of(ia), id_of(ib), manifolds_[k]});
+        // A slow body that touches a sleeper wakes it for the next step (waking it now would leave the
+        // sleeper's contacts with other sleepers untested in this step).
+        if (a.asleep != b.asleep && !(a.asleep ? b : a).is_static)
+            for (std::size_t k = first; k < manifolds_.size(); ++k)
+                for (int p = 0; p < manifolds_[k].count; ++p)
+                    if (manifolds_[k].points[static_cast<std::size_t>(p)].depth >= 0)
+                        wake_next_step_.push_back(a.asleep ? ia : ib);
     }
 }
 

@@ -74,6 +74,22 @@ TEST(Sleeping, ApiChangesWakeAndRemovingTheSupportLetsTheTopFall) {
     EXPECT_LT(s.world.body(b).com_position.z(), 1.0) << "the top box falls once its support is gone";
 }
 
+TEST(Sleeping, RestingNeighboursThatDoNotTouchDoNotKeepEachOtherAwake) {
+    // Two boxes whose broad-phase boxes overlap but which are 0.49 m apart (b is turned 45 degrees about z
+    // and placed diagonally), settling at different times. A resting neighbour must not wake a sleeper: the
+    // two would otherwise wake each other in turn and never both sleep.
+    Scene s;
+    const BodyId a = s.box(Vec3(0, 0, 0.5));
+    BodyDesc d;
+    d.shape = make_box(Vec3(0.5, 0.5, 0.5));
+    d.pose.position = Vec3(1.2, 1.2, 1.0);
+    d.pose.orientation = Quat(Eigen::AngleAxisd(M_PI / 4, Vec3::UnitZ()));
+    const BodyId b = s.world.create_body(d);
+    s.run(4.0);
+    EXPECT_TRUE(s.world.is_asleep(a)) << "a sleep time " << s.world.body(a).sleep_time;
+    EXPECT_TRUE(s.world.is_asleep(b)) << "b sleep time " << s.world.body(b).sleep_time;
+}
+
 TEST(Sleeping, CanBeDisabled) {
     Scene s;
     s.world.settings().allow_sleeping = false;

@@ -204,6 +204,7 @@ class DynamicsWorld {
     std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
     std::vector<std::uint32_t> island_parent_;            // union-find of the sleep test
     std::vector<char> island_restless_;
+    std::vector<std::uint32_t> wake_next_step_;  // sleepers a resting body touched (collision_stage)
 
     double time_ = 0;
     std::uint64_t step_count_ = 0;
