@@ -50,6 +50,12 @@ void DynamicsWorld::collision_stage(double dt) {
         if (!visitor.is_static && visitor.sleep_time <= 0) wake_island(a.asleep ? pair.a : pair.b);
     }
 
+    auto touching = [&](std::size_t first) {  // a point of the manifolds from `first` on is at depth >= 0
+        for (std::size_t k = first; k < manifolds_.size(); ++k)
+            for (int p = 0; p < manifolds_[k].count; ++p)
+                if (manifolds_[k].points[static_cast<std::size_t>(p)].depth >= 0) return true;
+        return false;
+    };
     manifolds_.clear();
     body_manifolds_.clear();
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
@@ -64,13 +70,10 @@ void DynamicsWorld::collision_stage(double dt) {
         collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);
         for (std::size_t k = first; k < manifolds_.size(); ++k)
             if (manifolds_[k].count > 0) body_manifolds_.push_back({id_of(ia), id_of(ib), manifolds_[k]});
-        // A slow body that touches a sleeper wakes it for the next step (waking it now would leave the
+        // A resting body that touches a sleeper wakes it for the next step (waking it now would leave the
         // sleeper's contacts with other sleepers untested in this step).
-        if (a.asleep != b.asleep && !(a.asleep ? b : a).is_static)
-            for (std::size_t k = first; k < manifolds_.size(); ++k)
-                for (int p = 0; p < manifolds_[k].count; ++p)
-                    if (manifolds_[k].points[static_cast<std::size_t>(p)].depth >= 0)
-                        wake_next_step_.push_back(a.asleep ? ia : ib);
+        if (a.asleep != b.asleep && !(a.asleep ? b : a).is_static && touching(first))
+            wake_next_step_.push_back(a.asleep ? ia : ib);
     }
 }
 

@@ -542,7 +542,8 @@ void DynamicsWorld::update_sleep(double dt) {
     // Rest timers: a body rests while every point of it moves slower than sleep_speed.
     for (Body& b : bodies_) {
         if (!b.alive || b.is_static || b.asleep) continue;
-        b.sleep_time = b.surface_speed() < settings_.sleep_speed ? b.sleep_time + dt : 0.0;
+        const double speed = b.velocity.norm() + b.angular_velocity.norm() * b.bounding_radius;
+        b.sleep_time = speed < settings_.sleep_speed ? b.sleep_time + dt : 0.0;
     }
     // Islands of awake bodies joined by touching manifolds or joints (static bodies do not join islands); an
     // island sleeps when all its bodies have rested for sleep_time.

@@ -59,6 +59,11 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
     ws.moving.clear();
     double previous_change_norm = 0;
     int updates = 0;
+    auto stamp_bodies = [&](const Row& r) {  // the row changed its bodies' velocities: count one update
+        ++updates;
+        if (r.a != kNoBody) ws.body_changed[r.a] = updates;
+        if (r.b != kNoBody) ws.body_changed[r.b] = updates;
+    };
     const double negligible = 1e-2 * tolerance;
     for (int sweep = 1; sweep <= max_iterations; ++sweep) {
         result.iterations = sweep;
@@ -89,9 +94,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             }
             change_norm += delta * delta;
             worst = std::max(worst, correction);
-            ++updates;
-            if (r.a != kNoBody) ws.body_changed[r.a] = updates;
-            if (r.b != kNoBody) ws.body_changed[r.b] = updates;
+            stamp_bodies(r);
             ws.row_settled[i] = updates;
         }
         result.residual = worst;
@@ -123,9 +126,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             // The momentum step may leave the bounds; the next sweep projects every row it moved.
             apply_to_copies(r, momentum, ws);
             r.lambda += momentum;
-            ++updates;
-            if (r.a != kNoBody) ws.body_changed[r.a] = updates;
-            if (r.b != kNoBody) ws.body_changed[r.b] = updates;
+            stamp_bodies(r);
         }
     }
     copy_velocities_out(rows, bodies, ws);

@@ -67,8 +67,6 @@ struct Body {
 
     Pose pose() const { return {com_position - orientation * local_center_of_mass, orientation}; }
     Vec3 world_center_of_mass() const { return com_position; }
-    // Bound on the speed of the body's points: what the sleep test compares with WorldSettings::sleep_speed.
-    double surface_speed() const { return velocity.norm() + angular_velocity.norm() * bounding_radius; }
     Mat3 inertia_world() const {
         const Mat3 r = orientation.toRotationMatrix();
         return r * inertia_local * r.transpose();
