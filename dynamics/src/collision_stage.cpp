@@ -1,7 +1,8 @@
 // Collision stage of the step (thesis chapter 2, step 4): refresh the broad-phase boxes of moving bodies
 // (fattened by the contact margin and extended by the displacement expected this step), collect the candidate
 // pairs, wake sleeping islands that an awake body reaches, skip pairs that need no test (both static or
-// asleep, jointed without collide_connected, tight boxes apart), and run the narrow phase on the rest.
+// asleep, jointed without collide_connected, tight boxes apart), and run the narrow phase on the rest, or
+// reuse a pair's manifolds while its bodies keep their relative pose (manifold_cache.h).
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/dynamics/world.h>
 
@@ -58,6 +59,8 @@ void DynamicsWorld::collision_stage(double dt) {
     };
     manifolds_.clear();
     body_manifolds_.clear();
+    collision_stats_ = {};
+    const double reuse_distance = std::min(settings_.manifold_reuse_distance, 0.25 * margin);
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
         std::uint32_t ia = pair.a, ib = pair.b;
         if (!wanted(ia, ib)) continue;
@@ -67,7 +70,16 @@ void DynamicsWorld::collision_stage(double dt) {
         const Body& b = bodies_[ib];
         const std::size_t first = manifolds_.size();
         const CollideSettings collide_settings{margin + reach(a) + reach(b)};
-        collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);
+        ++collision_stats_.pairs;
+        if (manifold_cache_.reuse(ia, a, ib, b, collide_settings.margin, reuse_distance, manifolds_)) {
+            manifold_cache_.keep();
+            ++collision_stats_.reused;
+        } else {
+            collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);
+            if (reuse_distance > 0)
+                manifold_cache_.store(ia, a, ib, b, collide_settings.margin,
+                                      std::span(manifolds_).subspan(first));
+        }
         for (std::size_t k = first; k < manifolds_.size(); ++k)
             if (manifolds_[k].count > 0) body_manifolds_.push_back({id_of(ia), id_of(ib), manifolds_[k]});
         // A resting body that touches a sleeper wakes it for the next step (waking it now would leave the
@@ -75,6 +87,7 @@ void DynamicsWorld::collision_stage(double dt) {
         if (a.asleep != b.asleep && !(a.asleep ? b : a).is_static && touching(first))
             wake_next_step_.push_back(a.asleep ? ia : ib);
     }
+    manifold_cache_.end_step();
 }
 
 }  // namespace simpulse

@@ -132,10 +132,13 @@ class SceneParser {
         } else if (key == "solver") {
             solver(v);
         } else if (key == "collision") {
-            for_each_member(v, {"contact_margin", "aabb_margin"}, [&](std::string_view k, const Node& c) {
-                (k == "contact_margin" ? scene_.settings.contact_margin : scene_.settings.aabb_margin) =
-                    read_non_negative(c);
-            });
+            for_each_member(v, {"contact_margin", "aabb_margin", "manifold_reuse_distance"},
+                            [&](std::string_view k, const Node& c) {
+                                WorldSettings& w = scene_.settings;
+                                (k == "contact_margin" ? w.contact_margin
+                                 : k == "aabb_margin"  ? w.aabb_margin
+                                                       : w.manifold_reuse_distance) = read_non_negative(c);
+                            });
         } else if (key == "dynamics") {
             dynamics(v);
         } else if (key == "materials") {

@@ -33,6 +33,8 @@ Status validate(const WorldSettings& s) {
     if (!(s.contact_margin >= 0) || !std::isfinite(s.contact_margin))
         return Error{"contact_margin must be >= 0"};
     if (!(s.aabb_margin >= 0) || !std::isfinite(s.aabb_margin)) return Error{"aabb_margin must be >= 0"};
+    if (!(s.manifold_reuse_distance >= 0) || !std::isfinite(s.manifold_reuse_distance))
+        return Error{"manifold_reuse_distance must be >= 0 (0 disables manifold reuse)"};
     if (!(v.restitution_threshold >= 0) || !std::isfinite(v.restitution_threshold))
         return Error{"solver restitution_threshold must be >= 0"};
     if (v.direct_max_rows < 0 || v.direct_first_max_rows < 0 || v.dense_max_rows < 0)

@@ -67,8 +67,8 @@ TEST(SceneLoad, DynamicsSettings) {
 TEST(SceneLoad, TopLevelKeys) {
     const SceneDesc s =
         parsed(R"({"simpulse": 1, "name": "n", "description": "d", "gravity": [1, 2, 3], "dt": 0.002,
-        "duration": 0.5, "sample_every": 0.1, "collision": {"contact_margin": 0.004, "aabb_margin": 0.05},
-        "solver": {"mode": "thesis", "restitution_threshold": 0.2, "direct_max_rows": 10, "direct_first_max_rows": 4,
+        "duration": 0.5, "sample_every": 0.1, "collision": {"contact_margin": 0.004, "aabb_margin": 0.05,
+        "manifold_reuse_distance": 2e-6}, "solver": {"mode": "thesis", "restitution_threshold": 0.2, "direct_max_rows": 10, "direct_first_max_rows": 4,
                    "dense_max_rows": 5,
                    "max_active_set_iterations": 7, "iterative_tolerance": 1e-8, "max_iterations": 99,
                    "warm_start": false, "penetration_slop": 0.001, "penetration_correction": 0.5,
@@ -81,6 +81,7 @@ TEST(SceneLoad, TopLevelKeys) {
     EXPECT_EQ(s.sample_every, 0.1);
     EXPECT_EQ(s.settings.contact_margin, 0.004);
     EXPECT_EQ(s.settings.aabb_margin, 0.05);
+    EXPECT_EQ(s.settings.manifold_reuse_distance, 2e-6);
     const SolverSettings& v = s.settings.solver;
     EXPECT_EQ(v.mode, SolverMode::thesis);
     EXPECT_EQ(v.restitution_threshold, 0.2);

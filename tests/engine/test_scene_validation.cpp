@@ -108,7 +108,8 @@ TEST(SceneValidation, UnknownSolverKey) {
 
 TEST(SceneValidation, UnknownKeysInNestedObjects) {
     EXPECT_EQ(scene_error(R"({"collision": {"margin": 0.1}})"),
-              "scene.json: /collision/margin: unknown key; expected one of contact_margin, aabb_margin");
+              "scene.json: /collision/margin: unknown key; expected one of contact_margin, aabb_margin, "
+              "manifold_reuse_distance");
     EXPECT_EQ(scene_error(with_shape(R"({"type": "sphere", "radius": 1})",
                                      R"("array": {"count": 2, "offset": [1, 0, 0], "step": 1}, )")),
               "scene.json: /bodies/1/array/step: unknown key; expected one of count, offset");
@@ -264,6 +265,8 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /dynamics/sleep: expected true or false, got 1");
     EXPECT_EQ(scene_error(R"({"collision": {"contact_margin": -0.001}})"),
               "scene.json: /collision/contact_margin: expected a non-negative number, got -0.001");
+    EXPECT_EQ(scene_error(R"({"collision": {"manifold_reuse_distance": -1e-6}})"),
+              "scene.json: /collision/manifold_reuse_distance: expected a non-negative number, got -1e-06");
 }
 
 // ---- names and references ---------------------------------------------------------------------------------

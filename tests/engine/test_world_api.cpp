@@ -97,6 +97,11 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     s = w.settings();
     s.solver.direct_first_max_rows = -1;
     EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.manifold_reuse_distance = -1e-6;
+    EXPECT_FALSE(w.set_settings(s));
+    s.manifold_reuse_distance = nan;
+    EXPECT_FALSE(w.set_settings(s));
 }
 
 TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
