@@ -196,10 +196,12 @@ int run(const Options& options) {
     run_options.after_step = [&](const simpulse::SceneWorld& sw, std::uint64_t step, std::uint64_t total) {
         if (log_steps) {
             const simpulse::SolverStats& s = sw.world.solver_stats();
+            const simpulse::CollisionStats& c = sw.world.collision_stats();
             spdlog::debug(
-                "step {} t={}: islands {} rows {} (largest {}) iterations {} pivots {} residual {:.3g}", step,
-                sw.world.time(), s.islands, s.rows, s.largest_island_rows, s.iterations, s.pivots,
-                s.residual);
+                "step {} t={}: islands {} rows {} (largest {}) iterations {} pivots {} residual {:.3g} "
+                "pairs {} (reused {})",
+                step, sw.world.time(), s.islands, s.rows, s.largest_island_rows, s.iterations, s.pivots,
+                s.residual, c.pairs, c.reused);
         }
         progress.update(sw.world.time(), scene->duration, step, total);
     };

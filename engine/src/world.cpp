@@ -218,6 +218,10 @@ Vec3 World::angular_momentum(const Vec3& about) const {
 const SolverStats& World::solver_stats() const {
     return world_->solver_stats();
 }
+
+const CollisionStats& World::collision_stats() const {
+    return world_->collision_stats();
+}
 const DynamicsWorld& World::dynamics() const {
     return *world_;
 }

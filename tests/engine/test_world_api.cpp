@@ -104,6 +104,27 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     EXPECT_FALSE(w.set_settings(s));
 }
 
+TEST(WorldApi, CollisionStatsCountTestedAndReusedPairs) {
+    World w;
+    BodyDesc ground;
+    ground.shape = create_plane(Vec3::UnitZ(), 0).value();
+    ground.is_static = true;
+    ASSERT_TRUE(w.create_body(ground));
+    BodyDesc d;
+    d.shape = create_box(Vec3(0.5, 0.5, 0.5)).value();
+    d.pose.position = Vec3(0, 0, 0.5);  // resting on the ground from the start
+    ASSERT_TRUE(w.create_body(d));
+    ASSERT_TRUE(w.step(1.0 / 60));
+    EXPECT_EQ(w.collision_stats().pairs, 1);
+    EXPECT_EQ(w.collision_stats().reused, 0) << "nothing cached before the first step";
+    int reused = 0;
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_TRUE(w.step(1.0 / 60));
+        reused += w.collision_stats().reused;
+    }
+    EXPECT_GE(reused, 8) << "a resting box keeps its relative pose to the ground";
+}
+
 TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
     World w;
     BodyDesc ground;

@@ -90,6 +90,7 @@ class World {
     Vec3 linear_momentum() const;
     Vec3 angular_momentum(const Vec3& about = Vec3::Zero()) const;
     const SolverStats& solver_stats() const;
+    const CollisionStats& collision_stats() const;  // pairs tested and pairs that reused their manifolds
 
     // Read-only access to the dynamics world (all bodies, springs, joints).
     const DynamicsWorld& dynamics() const;
