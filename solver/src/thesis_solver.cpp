@@ -2,8 +2,12 @@
 // The set C' of penetrating points (touching or penetrating contacts whose bodies approach) gets impulses p
 // along the normals such that all of them become touching at once: A p = b, solved with a rank-revealing
 // complete orthogonal decomposition (minimum-norm least squares, the thesis used SVD) so redundant contacts
-// work. Restitution scales the impulses, p' = (1 + e) p (eq. 20). Points that became penetrating are
-// collected and solved again (the re-check loop). Ball joints are three rows along the world axes whose
+// work. The impulses must push the bodies apart (eq. 11-12 define them as magnitudes along +n on B with
+// that meaning): where the system asks for a pulling impulse, that point leaves C' (it would separate) and
+// the rest is solved again; the thesis does not say what it did there, and applying the pulling impulse
+// glued dominoes of the domino chain together (docs/domino.md). Restitution scales the impulses,
+// p' = (1 + e) p (eq. 20). Points that became penetrating are collected and solved again (the re-check
+// loop). Ball joints are three rows along the world axes whose
 // target is the end-of-step condition r_A + v_A(r_A) dt = r_B + v_B(r_B) dt (eq. 21-22), solved in the same
 // system with e = 0. Sliding friction is an impulse of magnitude mu |p'| against the tangential velocity (eq.
 // 23); we cap it at the impulse that stops the sliding, because Coulomb friction cannot reverse the motion
@@ -33,6 +37,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
     const auto offsets = islands.offsets();
     stats.islands = static_cast<int>(offsets.size()) - 1;
     const double velocity_tolerance = 1e-9;
+    const double pull_tolerance = 1e-12;  // N s: impulses below -this pull the bodies together
 
     std::vector<std::uint32_t>& set = recheck_source;  // rows of C' (indices into island_rows)
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
@@ -61,21 +66,38 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
                     if (island_rows[i].kind == RowKind::joint &&
                         std::find(set.begin(), set.end(), i) == set.end())
                         set.push_back(i);
-            const auto n = static_cast<Eigen::Index>(set.size());
             Eigen::MatrixXd& a = workspace.dense;
             Eigen::VectorXd& b = workspace.rhs;
-            a.resize(n, n);
-            b.resize(n);
-            for (Eigen::Index i = 0; i < n; ++i) {
-                const Row& ri = island_rows[set[static_cast<std::size_t>(i)]];
-                b[i] = ri.target - detail::row_velocity(ri, bodies);
-                for (Eigen::Index j = 0; j <= i; ++j)
-                    a(i, j) = a(j, i) = detail::coupling(ri, island_rows[set[static_cast<std::size_t>(j)]]);
+            Eigen::VectorXd& p = workspace.x;
+            Eigen::Index n = 0;
+            // The impulses must push the bodies apart (thesis eq. 12: impulses act along +n on B only): a
+            // point whose impulse comes out pulling leaves C' (it separates) and the rest is solved again.
+            for (;;) {
+                n = static_cast<Eigen::Index>(set.size());
+                a.resize(n, n);
+                b.resize(n);
+                for (Eigen::Index i = 0; i < n; ++i) {
+                    const Row& ri = island_rows[set[static_cast<std::size_t>(i)]];
+                    b[i] = ri.target - detail::row_velocity(ri, bodies);
+                    for (Eigen::Index j = 0; j <= i; ++j)
+                        a(i, j) = a(j, i) =
+                            detail::coupling(ri, island_rows[set[static_cast<std::size_t>(j)]]);
+                }
+                const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(a);
+                p = cod.solve(b);
+                ++stats.iterations;
+                const std::size_t before = set.size();
+                Eigen::Index kept = 0;
+                for (Eigen::Index i = 0; i < n; ++i) {
+                    const std::uint32_t row = set[static_cast<std::size_t>(i)];
+                    if (island_rows[row].kind == RowKind::normal && p[i] < -pull_tolerance) continue;
+                    set[static_cast<std::size_t>(kept++)] = row;
+                }
+                set.resize(static_cast<std::size_t>(kept));
+                if (set.size() == before || set.empty()) break;
             }
-            const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(a);
-            const Eigen::VectorXd p = cod.solve(b);
+            if (set.empty()) break;
             stats.residual = std::max(stats.residual, (a * p - b).cwiseAbs().maxCoeff());
-            ++stats.iterations;
 
             // p' = (1 + e) p, applied all at once.
             for (Eigen::Index i = 0; i < n; ++i) {
