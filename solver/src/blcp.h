@@ -39,6 +39,9 @@ struct BlcpWorkspace {
     std::vector<std::uint32_t> touched_bodies;
     std::vector<Vec3> linear_velocity;  // iterative solver: contiguous copies of the body velocities
     std::vector<Vec3> angular_velocity;
+    std::vector<std::uint32_t> copied_bodies;  // the bodies copy_velocities_in copied, each once
+    std::vector<std::uint32_t> copy_stamp;     // per body: the copy_generation that last listed it
+    std::uint32_t copy_generation = 0;
     std::vector<int> body_changed;        // iterative solver: sweep in which a body's velocity last changed
     std::vector<int> row_settled;         // sweep in which a row was last found satisfied
     std::vector<double> sweep_change;     // iterative solver (NNCG): impulse change of the last sweep per row
@@ -51,7 +54,7 @@ struct BlcpWorkspace {
 // (ws.linear_velocity/angular_velocity), the row velocity and impulse application on those copies, and the
 // copy back. Used by the iterative sweeps and the direct method's warm-start check.
 void copy_velocities_in(std::span<const Row> rows, std::span<const SolverBody> bodies, BlcpWorkspace& ws);
-void copy_velocities_out(std::span<const Row> rows, std::span<SolverBody> bodies, const BlcpWorkspace& ws);
+void copy_velocities_out(std::span<SolverBody> bodies, const BlcpWorkspace& ws);  // the bodies copied in
 inline double copied_row_velocity(const Row& r, const BlcpWorkspace& ws) {
     double w = 0;
     if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);

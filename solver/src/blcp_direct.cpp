@@ -91,7 +91,7 @@ bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWo
     for (std::size_t i = 0; i < rows.size(); ++i)
         ws.w[static_cast<Eigen::Index>(i)] = copied_row_velocity(rows[i], ws);
     if (blcp_residual(rows, ws.w) > tolerance) return false;
-    copy_velocities_out(rows, bodies, ws);
+    copy_velocities_out(bodies, ws);
     return true;
 }
 

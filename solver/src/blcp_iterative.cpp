@@ -16,21 +16,28 @@ namespace simpulse::detail {
 void copy_velocities_in(std::span<const Row> rows, std::span<const SolverBody> bodies, BlcpWorkspace& ws) {
     ws.linear_velocity.resize(bodies.size());
     ws.angular_velocity.resize(bodies.size());
+    // Each body once (a body has many rows): a body is listed when its copy's stamp is not this call's.
+    if (ws.copy_stamp.size() != bodies.size()) ws.copy_stamp.assign(bodies.size(), 0);
+    if (++ws.copy_generation == 0) {  // wrapped: old stamps could match again
+        std::fill(ws.copy_stamp.begin(), ws.copy_stamp.end(), 0);
+        ws.copy_generation = 1;
+    }
+    ws.copied_bodies.clear();
     for (const Row& r : rows)
         for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody) {
+            if (body != kNoBody && ws.copy_stamp[body] != ws.copy_generation) {
+                ws.copy_stamp[body] = ws.copy_generation;
+                ws.copied_bodies.push_back(body);
                 ws.linear_velocity[body] = bodies[body].velocity;
                 ws.angular_velocity[body] = bodies[body].angular_velocity;
             }
 }
 
-void copy_velocities_out(std::span<const Row> rows, std::span<SolverBody> bodies, const BlcpWorkspace& ws) {
-    for (const Row& r : rows)
-        for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody) {
-                bodies[body].velocity = ws.linear_velocity[body];
-                bodies[body].angular_velocity = ws.angular_velocity[body];
-            }
+void copy_velocities_out(std::span<SolverBody> bodies, const BlcpWorkspace& ws) {
+    for (const std::uint32_t body : ws.copied_bodies) {
+        bodies[body].velocity = ws.linear_velocity[body];
+        bodies[body].angular_velocity = ws.angular_velocity[body];
+    }
 }
 
 BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
@@ -129,7 +136,7 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
             stamp_bodies(r);
         }
     }
-    copy_velocities_out(rows, bodies, ws);
+    copy_velocities_out(bodies, ws);
     // Report the complementarity residual of the result itself. A row counts as at a bound when it is within
     // the negligible update of it: friction bounds follow normal impulses that may have grown by less than
     // that after the friction row was clamped, and such a row is at its bound as far as the sweeps can tell.
