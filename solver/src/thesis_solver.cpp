@@ -2,16 +2,15 @@
 // The set C' of penetrating points (touching or penetrating contacts whose bodies approach) gets impulses p
 // along the normals such that all of them become touching at once: A p = b, solved with a rank-revealing
 // complete orthogonal decomposition (minimum-norm least squares, the thesis used SVD) so redundant contacts
-// work. The impulses must push the bodies apart (eq. 11-12 define them as magnitudes along +n on B with
-// that meaning): where the system asks for a pulling impulse, that point leaves C' (it would separate) and
-// the rest is solved again; the thesis does not say what it did there, and applying the pulling impulse
-// glued dominoes of the domino chain together (docs/domino.md). Restitution scales the impulses,
-// p' = (1 + e) p (eq. 20). Points that became penetrating are collected and solved again (the re-check
-// loop). Ball joints are three rows along the world axes whose
-// target is the end-of-step condition r_A + v_A(r_A) dt = r_B + v_B(r_B) dt (eq. 21-22), solved in the same
-// system with e = 0. Sliding friction is an impulse of magnitude mu |p'| against the tangential velocity (eq.
-// 23); we cap it at the impulse that stops the sliding, because Coulomb friction cannot reverse the motion
-// (the thesis does not say what happens there).
+// work. The impulses push the bodies apart (eq. 11-12 define them as magnitudes along +n on B with that
+// meaning): where the system asks for a pulling impulse, that point leaves C' (it would separate) and the
+// rest is solved again. The thesis does not say what it did there; applying the pulling impulse glued
+// dominoes of the domino chain together (docs/domino.md). Restitution scales the impulses, p' = (1 + e) p
+// (eq. 20). Points that became penetrating are collected and solved again (the re-check loop). Ball joints
+// are three rows along the world axes whose target is the end-of-step condition r_A + v_A(r_A) dt = r_B +
+// v_B(r_B) dt (eq. 21-22), solved in the same system with e = 0. Sliding friction is an impulse of magnitude
+// mu |p'| against the tangential velocity (eq. 23); we cap it at the impulse that stops the sliding, because
+// Coulomb friction cannot reverse the motion (the thesis does not say what happens there).
 #include "solver_impl.h"
 
 #include <Eigen/QR>
@@ -37,7 +36,9 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
     const auto offsets = islands.offsets();
     stats.islands = static_cast<int>(offsets.size()) - 1;
     const double velocity_tolerance = 1e-9;
-    const double pull_tolerance = 1e-12;  // N s: impulses below -this pull the bodies together
+    // An impulse below -pull_tolerance times the largest one of its system pulls (relative, so round-off of
+    // the decomposition does not drop points of heavy bodies).
+    const double pull_tolerance = 1e-9;
 
     std::vector<std::uint32_t>& set = recheck_source;  // rows of C' (indices into island_rows)
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
@@ -70,8 +71,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
             Eigen::VectorXd& b = workspace.rhs;
             Eigen::VectorXd& p = workspace.x;
             Eigen::Index n = 0;
-            // The impulses must push the bodies apart (thesis eq. 12: impulses act along +n on B only): a
-            // point whose impulse comes out pulling leaves C' (it separates) and the rest is solved again.
+            // A point whose impulse comes out pulling leaves C' and the rest is solved again.
             for (;;) {
                 n = static_cast<Eigen::Index>(set.size());
                 a.resize(n, n);
@@ -87,10 +87,11 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
                 p = cod.solve(b);
                 ++stats.iterations;
                 const std::size_t before = set.size();
+                const double pulling = -pull_tolerance * (n > 0 ? p.cwiseAbs().maxCoeff() : 0.0);
                 Eigen::Index kept = 0;
                 for (Eigen::Index i = 0; i < n; ++i) {
                     const std::uint32_t row = set[static_cast<std::size_t>(i)];
-                    if (island_rows[row].kind == RowKind::normal && p[i] < -pull_tolerance) continue;
+                    if (island_rows[row].kind == RowKind::normal && p[i] < pulling) continue;
                     set[static_cast<std::size_t>(kept++)] = row;
                 }
                 set.resize(static_cast<std::size_t>(kept));
