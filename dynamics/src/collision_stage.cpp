@@ -72,7 +72,6 @@ void DynamicsWorld::collision_stage(double dt) {
         const CollideSettings collide_settings{margin + reach(a) + reach(b)};
         ++collision_stats_.pairs;
         if (manifold_cache_.reuse(ia, a, ib, b, collide_settings.margin, reuse_distance, manifolds_)) {
-            manifold_cache_.keep();
             ++collision_stats_.reused;
         } else {
             collide(*a.shape, a.pose(), *b.shape, b.pose(), collide_settings, manifolds_);

@@ -29,7 +29,6 @@ const ManifoldCache::Entry* ManifoldCache::find(std::uint64_t key) const {
 
 bool ManifoldCache::reuse(std::uint32_t sa, const Body& a, std::uint32_t sb, const Body& b, double margin,
                           double distance, std::vector<Manifold>& out) {
-    found_ = nullptr;
     if (!(distance > 0)) return false;
     const Entry* e = find(pair_key(sa, sb));
     if (e == nullptr || e->order_a != a.creation_order || e->order_b != b.creation_order ||
@@ -52,15 +51,15 @@ bool ManifoldCache::reuse(std::uint32_t sa, const Body& a, std::uint32_t sb, con
         }
         out.push_back(m);
     }
-    found_ = e;
+    carry(*e);
     return true;
 }
 
-void ManifoldCache::keep() {
-    Entry e = *found_;
+void ManifoldCache::carry(const Entry& entry) {
+    Entry e = entry;
     e.first = static_cast<std::uint32_t>(next_manifolds_.size());
-    next_manifolds_.insert(next_manifolds_.end(), manifolds_.begin() + found_->first,
-                           manifolds_.begin() + found_->first + found_->count);
+    next_manifolds_.insert(next_manifolds_.end(), manifolds_.begin() + entry.first,
+                           manifolds_.begin() + entry.first + entry.count);
     next_entries_.push_back(e);
 }
 
@@ -97,7 +96,6 @@ void ManifoldCache::end_step() {
     manifolds_.swap(next_manifolds_);
     next_entries_.clear();
     next_manifolds_.clear();
-    found_ = nullptr;
 }
 
 void ManifoldCache::clear() {
@@ -105,7 +103,6 @@ void ManifoldCache::clear() {
     next_entries_.clear();
     manifolds_.clear();
     next_manifolds_.clear();
-    found_ = nullptr;
 }
 
 }  // namespace simpulse

@@ -21,13 +21,11 @@ class ManifoldCache {
     // Appends to `out` the manifolds cached for the pair (a, b) (slots sa, sb; a first in creation order)
     // and returns true if they may be reused: same two bodies, a relative pose within `distance` (the
     // largest displacement of any point of the smaller body relative to the larger one since the manifolds
-    // were computed) and a speculative margin at most `distance` larger than theirs. Every queried pair is
-    // carried into the next step's cache by `keep` or `store`.
+    // were computed) and a speculative margin at most `distance` larger than theirs. A reused entry is
+    // carried into the next step's cache unchanged (its reference pose stays the pose the manifolds were
+    // computed at, so drift does not accumulate); a pair that is not reused must be given to `store`.
     bool reuse(std::uint32_t sa, const Body& a, std::uint32_t sb, const Body& b, double margin,
                double distance, std::vector<Manifold>& out);
-    // Carries the entry found by the last successful `reuse` into the next step's cache unchanged (its
-    // reference pose stays the pose the manifolds were computed at, so drift does not accumulate).
-    void keep();
     // Records freshly computed manifolds of the pair at the bodies' current poses.
     void store(std::uint32_t sa, const Body& a, std::uint32_t sb, const Body& b, double margin,
                std::span<const Manifold> manifolds);
@@ -47,10 +45,10 @@ class ManifoldCache {
     };
     static bool a_is_frame_of(const Body& a, const Body& b);
     const Entry* find(std::uint64_t key) const;
+    void carry(const Entry& entry);  // into the next step's cache, with its manifolds
 
     std::vector<Entry> entries_, next_entries_;  // sorted by key
     std::vector<Manifold> manifolds_, next_manifolds_;
-    const Entry* found_ = nullptr;
 };
 
 }  // namespace simpulse
