@@ -441,9 +441,13 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
     sync_solver_bodies(false);
-    // A jointed body would turn too far for the position projection's linearisation: retry with a shorter
-    // step.
-    if (may_reject && fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation) {
+    // A jointed body would turn too far for the position projection's linearisation, or an impact was
+    // resolved across too wide a gap: retry with a shorter step.
+    const bool impact_too_early =
+        settings_.max_impact_gap > 0 && solver_.stats().impact_gap > settings_.max_impact_gap;
+    if (may_reject &&
+        (impact_too_early || fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation)) {
+        solver_.discard_last_solve();
         for (std::size_t i = 0; i < bodies_.size(); ++i) {
             bodies_[i].velocity = velocity_backup_[i].first;
             bodies_[i].angular_velocity = velocity_backup_[i].second;
@@ -480,9 +484,9 @@ StepStatus DynamicsWorld::step(double dt) {
     events_.clear();
     events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
     pending_events_.clear();
-    // Forces applied by the user act over the whole step: keep them for every substep. Without joints a step
-    // is one substep; with joints, substeps halve until no jointed body turns by more than
-    // max_joint_rotation.
+    // Forces applied by the user act over the whole step: keep them for every substep. A step is one substep
+    // unless a substep may be rejected: with joints, substeps halve until no jointed body turns by more than
+    // max_joint_rotation; with max_impact_gap, until no impact is resolved across a wider gap.
     forces_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i) forces_[i] = {bodies_[i].force, bodies_[i].torque};
     const bool has_joints =
@@ -498,7 +502,8 @@ StepStatus DynamicsWorld::step(double dt) {
             bodies_[i].force = forces_[i].first;
             bodies_[i].torque = forces_[i].second;
         }
-        const SubstepResult result = substep(h, has_joints && h > shortest * (1 + 1e-9));
+        const bool may_split = has_joints || settings_.max_impact_gap > 0;
+        const SubstepResult result = substep(h, may_split && h > shortest * (1 + 1e-9));
         if (result == SubstepResult::non_finite) break;
         if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);

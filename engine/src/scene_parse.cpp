@@ -167,19 +167,22 @@ class SceneParser {
             visit(key, Node{value, child_pointer(object.pointer, key)});
     }
 
-    // Addition: sleeping and the substeps of jointed bodies (WorldSettings).
+    // Addition: sleeping and substeps (jointed bodies, impacts across gaps; WorldSettings).
     void dynamics(const Node& node) {
         WorldSettings& w = scene_.settings;
-        for_each_member(node, {"sleep", "sleep_speed", "sleep_time", "max_joint_rotation", "max_substeps"},
-                        [&](std::string_view key, const Node& v) {
-                            if (key == "sleep") w.allow_sleeping = read_bool(v);
-                            if (key == "sleep_speed") w.sleep_speed = read_positive(v);
-                            if (key == "sleep_time") w.sleep_time = read_positive(v);
-                            if (key == "max_joint_rotation") w.max_joint_rotation = read_positive(v);
-                            if (key == "max_substeps")
-                                w.max_substeps = static_cast<int>(
-                                    read_integer(v, 1, 1024, "a whole number from 1 to 1024"));
-                        });
+        for_each_member(
+            node,
+            {"sleep", "sleep_speed", "sleep_time", "max_joint_rotation", "max_impact_gap", "max_substeps"},
+            [&](std::string_view key, const Node& v) {
+                if (key == "sleep") w.allow_sleeping = read_bool(v);
+                if (key == "sleep_speed") w.sleep_speed = read_positive(v);
+                if (key == "sleep_time") w.sleep_time = read_positive(v);
+                if (key == "max_joint_rotation") w.max_joint_rotation = read_positive(v);
+                if (key == "max_impact_gap") w.max_impact_gap = read_non_negative(v);
+                if (key == "max_substeps")
+                    w.max_substeps =
+                        static_cast<int>(read_integer(v, 1, 1024, "a whole number from 1 to 1024"));
+            });
     }
 
     void solver(const Node& node) {

@@ -42,12 +42,20 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
                               const SolverSettings& settings) {
     impl_->stats = {};
     impl_->contact_impulse.assign(contacts.size(), 0.0);
+    impl_->cache_replaced = false;
+    impl_->joint_cache_before = impl_->joint_cache;
     if (settings.mode == SolverMode::thesis) {
         impl_->solve_thesis(bodies, contacts, joints, dt, settings);
     } else {
         impl_->build_rows(bodies, contacts, joints, dt, settings);
         impl_->solve_exact(bodies, contacts, settings);
     }
+}
+
+void Solver::discard_last_solve() {
+    if (impl_->cache_replaced) impl_->cache.swap(impl_->next_cache);
+    impl_->cache_replaced = false;
+    impl_->joint_cache = impl_->joint_cache_before;
 }
 
 std::span<const double> Solver::contact_impulses() const {
@@ -316,6 +324,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 continue;
             detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
             any_restitution = true;
+            stats.impact_gap = std::max(stats.impact_gap, -c.depth);
             if (c.depth < 0 && r.target == 0)
                 contact_rows[r.source].restitution_pull = (1 + c.restitution) * -c.depth;
         }
@@ -329,8 +338,12 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 Row copy = r;
                 copy.lambda = 0;
                 recheck_rows.push_back(copy);
-                if (r.kind == RowKind::normal &&
-                    detail::row_velocity(r, bodies) < r.target - velocity_tolerance)
+                const double w = detail::row_velocity(r, bodies);
+                // The restitution impulses of the contacts alone pull jointed bodies apart: solving the
+                // joints again (with the contacts as inequalities) adds the joints' share, e * lambda when
+                // all contacts have the same e, and keeps the energy at e = 1 (docs/architecture.md).
+                if (r.kind == RowKind::normal ? w < r.target - velocity_tolerance
+                                              : std::abs(w - r.target) > velocity_tolerance)
                     approaching = true;
             }
             if (!approaching) break;
@@ -347,6 +360,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
                 detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
                 any_restitution = true;
+                stats.impact_gap = std::max(stats.impact_gap, -c.depth);
             }
         }
         // Keep the inelastic impulses for the warm start of the next step.
@@ -377,6 +391,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
     std::sort(next_cache.begin(), next_cache.end(),
               [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
     cache.swap(next_cache);
+    cache_replaced = true;
     for (const Row& r : rows)
         if (r.kind == RowKind::joint)
             joint_cache[3 * r.source + static_cast<std::size_t>(r.dir.x() != 0   ? 0

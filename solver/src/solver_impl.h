@@ -51,7 +51,9 @@ struct Solver::Impl {
     std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
     std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
     std::vector<detail::WarmStart> next_cache;
+    bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
     std::vector<double> joint_cache;         // joint row impulses of the previous step
+    std::vector<double> joint_cache_before;  // joint_cache before the last solve (discard_last_solve)
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;

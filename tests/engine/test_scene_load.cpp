@@ -54,13 +54,15 @@ TEST(SceneLoad, ContractDefaults) {
 
 TEST(SceneLoad, DynamicsSettings) {
     const SceneDesc s = parsed(R"({"dynamics": {"sleep": false, "sleep_speed": 0.1, "sleep_time": 2,
-        "max_joint_rotation": 0.05, "max_substeps": 4}})");
+        "max_joint_rotation": 0.05, "max_impact_gap": 0.001, "max_substeps": 4}})");
     EXPECT_FALSE(s.settings.allow_sleeping);
     EXPECT_EQ(s.settings.sleep_speed, 0.1);
     EXPECT_EQ(s.settings.sleep_time, 2.0);
     EXPECT_EQ(s.settings.max_joint_rotation, 0.05);
+    EXPECT_EQ(s.settings.max_impact_gap, 0.001);
     EXPECT_EQ(s.settings.max_substeps, 4);
     const WorldSettings defaults;
+    EXPECT_EQ(parsed("{}").settings.max_impact_gap, defaults.max_impact_gap);
     EXPECT_TRUE(parsed("{}").settings.allow_sleeping == defaults.allow_sleeping);
 }
 

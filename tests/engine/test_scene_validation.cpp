@@ -261,6 +261,8 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/iterative_tolerance: expected a positive number, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),
               "scene.json: /dynamics/max_substeps: expected a whole number from 1 to 1024, got 0");
+    EXPECT_EQ(scene_error(R"({"dynamics": {"max_impact_gap": -0.001}})"),
+              "scene.json: /dynamics/max_impact_gap: expected a non-negative number, got -0.001");
     EXPECT_EQ(scene_error(R"({"dynamics": {"sleep": 1}})"),
               "scene.json: /dynamics/sleep: expected true or false, got 1");
     EXPECT_EQ(scene_error(R"({"collision": {"contact_margin": -0.001}})"),

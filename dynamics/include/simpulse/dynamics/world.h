@@ -66,6 +66,12 @@ struct WorldSettings {
     // far faster than a 1/60 s step can follow (see docs/architecture.md). Substeps are never shorter than
     // dt/max_substeps.
     double max_joint_rotation = 0.1;
+    // A step is also split when the exact solver bounced a contact across an open gap wider than this (m;
+    // SolverStats::impact_gap): the bounce happens before the bodies touch and the next impact of the body it
+    // pushed follows at once, so a chain of impacts through gaps (a domino hitting the next one before it has
+    // crossed the gap) would pass within one step. Halving resolves the impacts in their order. 0 disables
+    // (the default); the thesis mode has no speculative contacts and never splits for this.
+    double max_impact_gap = 0;
     int max_substeps = 32;
     // Sleeping: an island of touching or jointed bodies whose points all moved slower than sleep_speed (m/s,
     // |v| + |w| * bounding radius) for sleep_time (s) stops being simulated until something touches it, a

@@ -64,6 +64,11 @@ struct SolverStats {
     int pivots = 0;          // active-set changes, summed
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s
     int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
+    // Exact mode: the widest open gap (m, speculative contact) across which a restitution impulse acted in
+    // this solve. Such an impact is resolved before the bodies touch; the position projection places the pair
+    // where the bounce would have left it, but the impulses it passes on act from the step's start
+    // configuration.
+    double impact_gap = 0;
     int projection_iterations = 0;
     double joint_drift = 0;  // largest joint separation before the position projection, m
     double joint_error = 0;  // largest joint separation after the position projection, m
@@ -80,6 +85,11 @@ class Solver {
     void solve_velocities(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                           std::span<const BallJointConstraint> joints, double dt,
                           const SolverSettings& settings);
+
+    // Forgets the last solve_velocities: the warm start of the next solve is the one that solve had. For a
+    // caller that rejects the step and solves it again with a shorter one (the impulses of the rejected solve
+    // would otherwise make its impacts look like lasting contacts, which get no restitution).
+    void discard_last_solve();
 
     // After the position update: moves bodies (positions and orientations only) to remove joint drift and
     // penetration beyond the slop. The contacts are the ones given to solve_velocities this step.
