@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace simpulse {
 namespace {
@@ -35,6 +36,14 @@ Status validate(const WorldSettings& s) {
     if (!(s.aabb_margin >= 0) || !std::isfinite(s.aabb_margin)) return Error{"aabb_margin must be >= 0"};
     if (!(s.manifold_reuse_distance >= 0) || !std::isfinite(s.manifold_reuse_distance))
         return Error{"manifold_reuse_distance must be >= 0 (0 disables manifold reuse)"};
+    if (!(s.max_joint_rotation > 0) || !std::isfinite(s.max_joint_rotation))
+        return Error{"max_joint_rotation must be > 0 (rad)"};
+    if (!(s.max_impact_gap >= 0) || !std::isfinite(s.max_impact_gap))
+        return Error{"max_impact_gap must be >= 0 (0 disables splitting steps at impacts)"};
+    if (s.max_substeps < 1 || s.max_substeps > 1024) return Error{"max_substeps must be from 1 to 1024"};
+    if (!(s.sleep_speed > 0) || !std::isfinite(s.sleep_speed) || !(s.sleep_time > 0) ||
+        !std::isfinite(s.sleep_time))
+        return Error{"sleep_speed and sleep_time must be > 0"};
     if (!(v.restitution_threshold >= 0) || !std::isfinite(v.restitution_threshold))
         return Error{"solver restitution_threshold must be >= 0"};
     if (v.direct_max_rows < 0 || v.direct_first_max_rows < 0 || v.dense_max_rows < 0)
@@ -52,7 +61,12 @@ Status validate(const WorldSettings& s) {
 
 }  // namespace
 
-World::World(const WorldSettings& settings) : world_(std::make_unique<DynamicsWorld>(settings)) {}
+World::World(const WorldSettings& settings) {
+    // A constructor cannot return the error value set_settings does; an invalid world must not exist.
+    if (Status s = validate(settings); !s)
+        throw std::invalid_argument("World settings: " + s.error().message);
+    world_ = std::make_unique<DynamicsWorld>(settings);
+}
 World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;

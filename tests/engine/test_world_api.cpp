@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace simpulse {
@@ -102,6 +104,36 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     EXPECT_FALSE(w.set_settings(s));
     s.manifold_reuse_distance = nan;
     EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.max_impact_gap = -1e-3;
+    EXPECT_FALSE(w.set_settings(s));
+    s.max_impact_gap = nan;
+    EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.max_joint_rotation = 0;
+    EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.max_substeps = 0;
+    EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.sleep_speed = nan;
+    EXPECT_FALSE(w.set_settings(s));
+    s = w.settings();
+    s.sleep_time = -1;
+    EXPECT_FALSE(w.set_settings(s));
+    EXPECT_TRUE(w.set_settings(w.settings())) << "the settings a world holds are valid";
+}
+
+TEST(WorldApi, ConstructorRejectsInvalidSettings) {
+    WorldSettings s;
+    s.max_impact_gap = -1e-3;
+    try {
+        World w(s);
+        FAIL() << "a world was built with max_impact_gap = -1e-3";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("max_impact_gap"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(World{WorldSettings{}});
 }
 
 TEST(WorldApi, CollisionStatsCountTestedAndReusedPairs) {

@@ -36,6 +36,8 @@ using ContactListener = std::function<void(const ContactEvent&)>;
 
 class World {
   public:
+    // Throws std::invalid_argument (naming the setting) when the settings are invalid; set_settings returns
+    // the same error as a value.
     explicit World(const WorldSettings& settings = {});
     ~World();
     World(World&&) noexcept;
