@@ -198,10 +198,10 @@ int run(const Options& options) {
             const simpulse::SolverStats& s = sw.world.solver_stats();
             const simpulse::CollisionStats& c = sw.world.collision_stats();
             spdlog::debug(
-                "step {} t={}: islands {} rows {} (largest {}) iterations {} pivots {} residual {:.3g} "
-                "pairs {} (reused {})",
-                step, sw.world.time(), s.islands, s.rows, s.largest_island_rows, s.iterations, s.pivots,
-                s.residual, c.pairs, c.reused);
+                "step {} t={}: substeps {} islands {} rows {} (largest {}) iterations {} pivots {} "
+                "residual {:.3g} pairs {} (reused {})",
+                step, sw.world.time(), sw.world.dynamics().last_substeps(), s.islands, s.rows,
+                s.largest_island_rows, s.iterations, s.pivots, s.residual, c.pairs, c.reused);
         }
         progress.update(sw.world.time(), scene->duration, step, total);
     };
