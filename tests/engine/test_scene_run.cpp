@@ -342,8 +342,8 @@ TEST(SceneRun, LogLevels) {
     EXPECT_EQ(verbose.exit_code, 0);
     EXPECT_NE(verbose.err.find("body \"a\": dynamic sphere, position (0, 0, 0)"), std::string::npos)
         << verbose.err;
-    EXPECT_NE(verbose.err.find("step 1 t=0.1: islands 0 rows 0"), std::string::npos) << verbose.err;
-    EXPECT_NE(verbose.err.find("step 2 t=0.2: islands 0 rows 0"), std::string::npos) << verbose.err;
+    EXPECT_NE(verbose.err.find("step 1 t=0.1: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
+    EXPECT_NE(verbose.err.find("step 2 t=0.2: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
 }
 
 }  // namespace
