@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace simpulse::detail {
 
@@ -50,6 +51,19 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
             else if (lambda[i] >= hi[i])
                 working[static_cast<std::size_t>(i)] = 1;
         }
+        // A full step (no bound in the way) ends at the minimiser on the working set, and the next solve
+        // returns a step of round-off size. Not so where the free block of A is singular (redundant
+        // contacts): if the gradient has a part along its null space, the objective is linear along that
+        // direction and every solve returns the same step again; and steps of round-off size need not pass
+        // the test below. Taking them one unit at a time crept until the iteration cap (19,200 iterations of
+        // one solve, each a factorisation, on a pile of dominoes). So a full step that did not shrink to
+        // under half the previous one is taken as a ray, followed to the line minimiser or the first bound it
+        // meets (with neither, or no descent along it, lambda is a minimiser); and after three full steps on
+        // one working set lambda is taken as its minimiser: only the multipliers are checked.
+        constexpr int kMaxFullSteps = 3;
+        double last_full_step = std::numeric_limits<double>::infinity();
+        int full_steps = 0;
+        bool at_minimiser = false;
         for (int iteration = 0; iteration < 10 * static_cast<int>(n) + 10; ++iteration) {
             ++result.iterations;
             gradient.noalias() = a * lambda;
@@ -61,7 +75,7 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                     ws.free_rows.push_back(static_cast<std::int32_t>(i));
             const auto m = static_cast<Eigen::Index>(ws.free_rows.size());
             step.setZero();
-            if (m > 0) {
+            if (m > 0 && !at_minimiser) {
                 ws.reduced.resize(m, m);
                 ws.rhs.resize(m);
                 for (Eigen::Index r = 0; r < m; ++r) {
@@ -92,10 +106,25 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                 if (worst < 0) break;
                 working[static_cast<std::size_t>(worst)] = 0;
                 ++result.pivots;
+                last_full_step = std::numeric_limits<double>::infinity();
+                full_steps = 0;
+                at_minimiser = false;
                 continue;
             }
-            // Longest feasible step along `step`, stopping at the first bound it would cross.
-            double alpha = 1;
+            // Longest feasible step along `step`, stopping at the first bound it would cross: up to 1 (the
+            // minimiser on the working set), or, along a ray, up to the line minimiser of the quadratic.
+            const double size = step.cwiseAbs().maxCoeff();
+            const bool ray = !(size < 0.5 * last_full_step);
+            double alpha = 1.0;
+            if (ray) {
+                const double slope = gradient.dot(step);
+                const double curvature = step.dot(a * step);
+                if (!(slope < 0)) {  // no descent along it: lambda is a minimiser on the working set
+                    at_minimiser = true;
+                    continue;
+                }
+                alpha = curvature > 0 ? -slope / curvature : std::numeric_limits<double>::infinity();
+            }
             Eigen::Index blocking = -1;
             for (Eigen::Index i = 0; i < n; ++i) {
                 if (working[static_cast<std::size_t>(i)] != 0) continue;
@@ -104,7 +133,14 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                 if (step[i] > 0 && std::isfinite(hi[i]) && lambda[i] + alpha * step[i] > hi[i])
                     alpha = (hi[i] - lambda[i]) / step[i], blocking = i;
             }
+            if (!std::isfinite(alpha)) {  // flat and no bound ahead: nothing to gain along the ray
+                at_minimiser = true;
+                continue;
+            }
             lambda += std::max(alpha, 0.0) * step;
+            last_full_step = blocking < 0 ? size : std::numeric_limits<double>::infinity();
+            full_steps = blocking < 0 ? full_steps + 1 : 0;
+            if (full_steps >= kMaxFullSteps) at_minimiser = true;
             if (blocking >= 0) {
                 working[static_cast<std::size_t>(blocking)] = step[blocking] < 0 ? -1 : 1;
                 lambda[blocking] = step[blocking] < 0 ? lo[blocking] : hi[blocking];

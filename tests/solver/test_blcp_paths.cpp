@@ -101,6 +101,13 @@ TEST(BlcpPaths, DirectPathsSatisfyComplementarityWithFriction) {
         const auto dense = solve(p, 100000, 100000, &dense_stats);
         const auto sparse = solve(p, 0, 100000, &sparse_stats);
         EXPECT_LT(dense_stats.residual, 1e-9) << "seed " << seed << " pivots " << dense_stats.pivots;
+        // The work stays proportional to the island: seed 3 cycles the primal-dual method into the convex-QP
+        // fallback, which used to creep along the null space of the redundant contacts until its cap of
+        // 20 x (10 n + 10) iterations and left the answer to the iterative polish (7,200 QP iterations; now
+        // 25).
+        EXPECT_LE(dense_stats.iterations, 10 * dense_stats.rows)
+            << "seed " << seed << ": " << dense_stats.iterations << " iterations for " << dense_stats.rows
+            << " rows";
         EXPECT_LT(sparse_stats.residual, 1e-9) << "seed " << seed << " pivots " << sparse_stats.pivots;
     }
 }
