@@ -21,6 +21,12 @@ bool ManifoldCache::a_is_frame_of(const Body& a, const Body& b) {
     return a.bounding_radius >= b.bounding_radius;
 }
 
+// Pose of `other`'s centre of mass and orientation in the frame of `frame`.
+ManifoldCache::RelativePose ManifoldCache::relative_pose(const Body& frame, const Body& other) {
+    const Quat to_frame = frame.orientation.conjugate();
+    return {to_frame * (other.com_position - frame.com_position), to_frame * other.orientation};
+}
+
 const ManifoldCache::Entry* ManifoldCache::find(std::uint64_t key) const {
     const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
                                      [](const Entry& e, std::uint64_t k) { return e.key < k; });
@@ -36,12 +42,10 @@ bool ManifoldCache::reuse(std::uint32_t sa, const Body& a, std::uint32_t sb, con
         return false;
     const Body& frame = e->a_is_frame ? a : b;
     const Body& other = e->a_is_frame ? b : a;
-    const Quat to_frame = frame.orientation.conjugate();
-    const Vec3 relative_position = to_frame * (other.com_position - frame.com_position);
-    const Quat rotation = e->relative_orientation.conjugate() * (to_frame * other.orientation);
+    const RelativePose now = relative_pose(frame, other);
+    const Quat rotation = e->relative_orientation.conjugate() * now.orientation;
     const double angle = 2 * std::asin(std::min(1.0, rotation.vec().norm()));
-    if ((relative_position - e->relative_position).norm() + angle * other.bounding_radius > distance)
-        return false;
+    if ((now.position - e->relative_position).norm() + angle * other.bounding_radius > distance) return false;
     for (std::uint32_t k = 0; k < e->count; ++k) {
         Manifold m = manifolds_[e->first + k];
         m.normal = frame.orientation * m.normal;
@@ -71,10 +75,10 @@ void ManifoldCache::store(std::uint32_t sa, const Body& a, std::uint32_t sb, con
     e.order_b = b.creation_order;
     e.a_is_frame = a_is_frame_of(a, b);
     const Body& frame = e.a_is_frame ? a : b;
-    const Body& other = e.a_is_frame ? b : a;
+    const RelativePose pose = relative_pose(frame, e.a_is_frame ? b : a);
+    e.relative_position = pose.position;
+    e.relative_orientation = pose.orientation;
     const Quat to_frame = frame.orientation.conjugate();
-    e.relative_position = to_frame * (other.com_position - frame.com_position);
-    e.relative_orientation = to_frame * other.orientation;
     e.margin = margin;
     e.first = static_cast<std::uint32_t>(next_manifolds_.size());
     e.count = static_cast<std::uint32_t>(manifolds.size());

@@ -492,6 +492,7 @@ StepStatus DynamicsWorld::step(double dt) {
     const bool has_joints =
         std::any_of(joints_.begin(), joints_.end(), [](const BallJoint& j) { return j.alive; });
     const double shortest = dt / std::max(1, settings_.max_substeps);
+    const bool may_split = has_joints || settings_.max_impact_gap > 0;
     last_substeps_ = 0;
     last_joint_drift_ = 0;
     double remaining = dt, h = dt;
@@ -502,7 +503,6 @@ StepStatus DynamicsWorld::step(double dt) {
             bodies_[i].force = forces_[i].first;
             bodies_[i].torque = forces_[i].second;
         }
-        const bool may_split = has_joints || settings_.max_impact_gap > 0;
         const SubstepResult result = substep(h, may_split && h > shortest * (1 + 1e-9));
         if (result == SubstepResult::non_finite) break;
         if (result == SubstepResult::rejected) {

@@ -43,7 +43,12 @@ class ManifoldCache {
         double margin = 0;                   // speculative margin the manifolds were computed with
         std::uint32_t first = 0, count = 0;  // manifolds[first, first + count), in the frame body
     };
+    struct RelativePose {
+        Vec3 position;
+        Quat orientation;
+    };
     static bool a_is_frame_of(const Body& a, const Body& b);
+    static RelativePose relative_pose(const Body& frame, const Body& other);
     const Entry* find(std::uint64_t key) const;
     void carry(const Entry& entry);  // into the next step's cache, with its manifolds
 
