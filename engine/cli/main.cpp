@@ -271,12 +271,31 @@ int domino(const Options& options) {
             t.toppled, t.dominoes, t.fallen, static_cast<unsigned long long>(t.steps), t.wall_seconds);
         return t.chain_time && t.toppled == t.dominoes ? 0 : kExitRunFailed;
     }
+    if (!options.sets.empty()) {
+        spdlog::error(
+            "--set cannot be combined with --sweep: the sweep sets e, dt and the solver mode of every "
+            "run itself (use --scenes for a directory of other d<D>_<variant>.json scenes)");
+        return kExitBadInput;
+    }
     std::string dir = options.scenes_dir;
     if (dir.empty()) {
         const auto slash = options.scene.find_last_of('/');
         dir = (slash == std::string::npos ? std::string(".") : options.scene.substr(0, slash)) + "/domino";
     }
     const auto cases = simpulse::domino_sweep_cases();
+    // Everything the sweep needs is checked before its minute of runs: the scene files and the output files.
+    if (const simpulse::Status scenes = simpulse::check_domino_sweep(dir, cases); !scenes) {
+        spdlog::error("{}", scenes.error().message);
+        return kExitBadInput;
+    }
+    for (const std::string* path : {&options.markdown, &options.svg}) {
+        if (path->empty()) continue;
+        std::ofstream probe(*path, std::ios::binary | std::ios::app);  // creates it, keeps what is there
+        if (!probe) {
+            spdlog::error("{}: cannot write", *path);
+            return kExitBadInput;
+        }
+    }
     std::size_t done = 0;
     const auto rows = simpulse::run_domino_sweep(dir, cases, [&](const simpulse::DominoSweepRow& r) {
         ++done;
@@ -329,16 +348,22 @@ int main(int argc, char** argv) {
     options.scene = "scenes/domino_chain.json";
     domino_cmd->add_option("SCENE", options.scene, "Domino scene (default scenes/domino_chain.json)")
         ->type_name("FILE");
-    domino_cmd->add_flag("--sweep", options.sweep,
-                         "Run the sweep over D, e, dt, friction variant and solver mode (docs/domino.md)");
+    CLI::Option* sweep = domino_cmd->add_flag(
+        "--sweep", options.sweep,
+        "Run the sweep over D, e, dt, friction variant and solver mode (docs/domino.md)");
+    // The sweep's options mean nothing to a single run: asking for them without --sweep is an error, not a
+    // no-op.
     domino_cmd
         ->add_option("--scenes", options.scenes_dir,
                      "Directory of the sweep's scenes d<D>_<variant>.json (default: SCENE's dir + /domino)")
-        ->type_name("DIR");
+        ->type_name("DIR")
+        ->needs(sweep);
     domino_cmd->add_option("--markdown", options.markdown, "Write the sweep table (Markdown) to this file")
-        ->type_name("FILE");
+        ->type_name("FILE")
+        ->needs(sweep);
     domino_cmd->add_option("--svg", options.svg, "Write the chain-time plot (SVG) to this file")
-        ->type_name("FILE");
+        ->type_name("FILE")
+        ->needs(sweep);
 
     for (CLI::App* cmd : {run_cmd, validate_cmd, domino_cmd}) {
         cmd->add_option(

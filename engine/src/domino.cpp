@@ -48,9 +48,9 @@ DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, cons
     }
     t.dominoes = static_cast<int>(dominoes.size());
     const auto striker = body_index(scene, "striker");
-    if (dominoes.size() < 2 || !striker) {
+    if (const Status domino_scene = check_domino_scene(scene); !domino_scene) {
         t.ok = false;
-        t.error = "not a domino scene: needs bodies \"striker\" and \"domino_1\", \"domino_2\", ...";
+        t.error = domino_scene.error().message;
         return t;
     }
     t.pitch =
@@ -76,9 +76,17 @@ DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, cons
     return t;
 }
 
+Status check_domino_scene(const SceneDesc& scene) {
+    if (!body_index(scene, "striker") || !body_index(scene, "domino_1") || !body_index(scene, "domino_2"))
+        return Error{"not a domino scene: needs bodies \"striker\" and \"domino_1\", \"domino_2\", ..."};
+    return {};
+}
+
 Result<DominoTiming> run_domino(const std::string& scene_path, std::span<const std::string> overrides) {
     auto scene = load_scene(scene_path, overrides);
     if (!scene) return scene.error();
+    if (const Status domino_scene = check_domino_scene(scene.value()); !domino_scene)
+        return Error{scene_path + ": " + domino_scene.error().message};
     auto world = build_world(scene.value());
     if (!world) return world.error();
     const RunReport report = run_scene(scene.value(), world.value());
@@ -101,13 +109,31 @@ std::vector<DominoCase> domino_sweep_cases() {
     return cases;
 }
 
+std::string domino_sweep_scene(const std::string& scenes_dir, const DominoCase& c) {
+    const int cm = static_cast<int>(std::lround(c.pitch * 100));
+    return scenes_dir + "/d" + std::to_string(cm) + "_" + c.variant + ".json";
+}
+
+Status check_domino_sweep(const std::string& scenes_dir, const std::vector<DominoCase>& cases) {
+    std::vector<std::string> checked;
+    for (const DominoCase& c : cases) {
+        const std::string path = domino_sweep_scene(scenes_dir, c);
+        if (std::find(checked.begin(), checked.end(), path) != checked.end()) continue;
+        checked.push_back(path);
+        const auto scene = load_scene(path);
+        if (!scene) return scene.error();
+        if (const Status domino_scene = check_domino_scene(scene.value()); !domino_scene)
+            return Error{path + ": " + domino_scene.error().message};
+    }
+    return {};
+}
+
 std::vector<DominoSweepRow> run_domino_sweep(const std::string& scenes_dir,
                                              const std::vector<DominoCase>& cases,
                                              const std::function<void(const DominoSweepRow&)>& after_each) {
     std::vector<DominoSweepRow> rows;
     for (const DominoCase& c : cases) {
-        const int cm = static_cast<int>(std::lround(c.pitch * 100));
-        const std::string path = scenes_dir + "/d" + std::to_string(cm) + "_" + c.variant + ".json";
+        const std::string path = domino_sweep_scene(scenes_dir, c);
         std::vector<std::string> overrides;
         char value[64];
         std::snprintf(value, sizeof value, "%.17g", c.restitution);

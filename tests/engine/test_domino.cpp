@@ -1,5 +1,7 @@
 // The domino experiment (issue 6): hit-time extraction from contact events, the scene files, and a short run
 // that must propagate the chain to the last domino with the striker arriving as measured (0.30 +- 0.03 s).
+#include "engine_test_support.h"
+
 #include <simpulse/domino.h>
 
 #include <gtest/gtest.h>
@@ -102,6 +104,70 @@ TEST(Domino, MidSizeIslandsKeepOnlyConvergedIterativeAnswers) {
     EXPECT_GT(kept, 0) << "the mid-size path never kept an iterative answer";
     EXPECT_LT(worst, 10 * settings.iterative_tolerance)
         << "worst residual of a kept answer " << worst << " m/s";
+}
+
+// A scene that is no domino chain is refused before it runs, by the library and the command line, and the
+// sweep checks its six scene files and its output files before its first run (a bad path used to surface as
+// 96 failed rows, and --svg without --sweep was silently ignored).
+TEST(Domino, ScenesThatAreNoDominoChainAreRefusedBeforeTheRun) {
+    auto scene = load_scene(kScenes + "/projectile.json");
+    ASSERT_TRUE(scene) << scene.error().message;
+    EXPECT_FALSE(check_domino_scene(scene.value()));
+    auto domino_scene = load_scene(kScenes + "/domino_chain.json");
+    ASSERT_TRUE(domino_scene) << domino_scene.error().message;
+    EXPECT_TRUE(check_domino_scene(domino_scene.value()));
+
+    auto t = run_domino(kScenes + "/projectile.json");
+    ASSERT_FALSE(t);
+    EXPECT_EQ(t.error().message, kScenes +
+                                     "/projectile.json: not a domino scene: needs bodies \"striker\" and "
+                                     "\"domino_1\", \"domino_2\", ...");
+}
+
+TEST(Domino, SweepChecksEverySceneFileFirst) {
+    const auto cases = domino_sweep_cases();
+    EXPECT_TRUE(check_domino_sweep(kScenes + "/domino", cases));
+    const std::filesystem::path dir = test::test_dir();
+    const Status missing = check_domino_sweep(dir.string(), cases);
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().message,
+              (dir / "d1_thesis.json").string() + ": cannot read: No such file or directory");
+    for (const auto& entry : std::filesystem::directory_iterator(kScenes + "/domino"))
+        std::filesystem::copy_file(entry.path(), dir / entry.path().filename());
+    EXPECT_TRUE(check_domino_sweep(dir.string(), cases));
+    std::filesystem::copy_file(kScenes + "/projectile.json", dir / "d2_friction.json",
+                               std::filesystem::copy_options::overwrite_existing);
+    const Status foreign = check_domino_sweep(dir.string(), cases);
+    ASSERT_FALSE(foreign);
+    EXPECT_NE(foreign.error().message.find((dir / "d2_friction.json").string() + ": not a domino scene"),
+              std::string::npos)
+        << foreign.error().message;
+}
+
+TEST(Domino, CommandLineRefusesBadInputWithExitTwo) {
+    const std::filesystem::path dir = test::test_dir();
+    const std::string domino_dir = kScenes + "/domino";
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases{
+        {{"domino", "--svg", "plot.svg"}, "--svg requires --sweep"},
+        {{"domino", "--scenes", domino_dir}, "--scenes requires --sweep"},
+        {{"domino", "--sweep", "--set", "/dt=0.001"}, "--set cannot be combined with --sweep"},
+        {{"domino", kScenes + "/projectile.json"}, "projectile.json: not a domino scene"},
+        {{"domino", "--sweep", "--scenes", "no_such_dir"}, "no_such_dir/d1_thesis.json: cannot read"},
+        {{"domino", "--sweep", "--scenes", domino_dir, "--svg", "no_such_dir/plot.svg"},
+         "no_such_dir/plot.svg: cannot write"},
+    };
+    for (const Case& c : cases) {
+        const test::CliResult r = test::run_cli(c.args, dir);
+        std::string command;
+        for (const std::string& a : c.args) command += " " + a;
+        EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << command << "\n" << r.err;
+        EXPECT_EQ(r.out, "") << command;  // nothing ran
+    }
 }
 
 }  // namespace

@@ -33,7 +33,12 @@ struct DominoTiming {
 // Reads the timings of a finished run of a domino scene: bodies "striker" and "domino_1".."domino_N".
 DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
 
-// Loads, builds and runs a domino scene (with "--set" overrides) and reads its timings.
+// The scene has the bodies domino_timing reads: "striker", "domino_1", "domino_2", ... Checked before a run,
+// so that a scene that is no domino chain fails at once instead of after its whole run.
+Status check_domino_scene(const SceneDesc& scene);
+
+// Loads, builds and runs a domino scene (with "--set" overrides) and reads its timings. An unreadable or
+// invalid scene, or one that is no domino scene, is an error naming the file.
 Result<DominoTiming> run_domino(const std::string& scene_path, std::span<const std::string> overrides = {});
 
 // Thesis, table 1 and 2: chain times measured and simulated (no friction, dt 0.0003 s) for D = 1, 2, 3 cm.
@@ -68,7 +73,14 @@ struct DominoSweepRow {
 // {thesis, friction} x solver mode in {thesis, exact}.
 std::vector<DominoCase> domino_sweep_cases();
 
-// Runs each case from scenes_dir/d<D>_<variant>.json with e, dt and mode set by overrides.
+// The scene file of a sweep case: scenes_dir/d<D>_<variant>.json (D in whole centimetres).
+std::string domino_sweep_scene(const std::string& scenes_dir, const DominoCase& c);
+
+// Loads every scene file the cases need and checks that each is a domino scene: the first problem as an error
+// naming the file, before any run.
+Status check_domino_sweep(const std::string& scenes_dir, const std::vector<DominoCase>& cases);
+
+// Runs each case from domino_sweep_scene(scenes_dir, case) with e, dt and mode set by overrides.
 std::vector<DominoSweepRow> run_domino_sweep(
     const std::string& scenes_dir, const std::vector<DominoCase>& cases,
     const std::function<void(const DominoSweepRow&)>& after_each = {});
