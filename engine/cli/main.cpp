@@ -371,8 +371,9 @@ int main(int argc, char** argv) {
                "Override a scene value before loading: /json/pointer=VALUE (VALUE is JSON, else a string)")
             ->allow_extra_args(false)
             ->type_name("/POINTER=VALUE");
-        cmd->add_flag("--quiet", options.quiet, "Print errors only");
-        cmd->add_flag("--verbose", options.verbose, "Log scene details and per-step solver statistics");
+        CLI::Option* quiet = cmd->add_flag("--quiet", options.quiet, "Print errors only");
+        cmd->add_flag("--verbose", options.verbose, "Log scene details and per-step solver statistics")
+            ->excludes(quiet);  // contradictory: refused rather than one silently winning
     }
 
     try {

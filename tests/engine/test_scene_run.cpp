@@ -344,6 +344,11 @@ TEST(SceneRun, LogLevels) {
         << verbose.err;
     EXPECT_NE(verbose.err.find("step 1 t=0.1: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
     EXPECT_NE(verbose.err.find("step 2 t=0.2: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
+    // Both at once contradict each other: refused (exit 2, nothing run) rather than one silently winning.
+    const CliResult both = run_cli({"run", "s.json", "--quiet", "--verbose"}, dir);
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+    EXPECT_EQ(both.err.find("steps"), std::string::npos) << both.err;
 }
 
 }  // namespace
