@@ -9,13 +9,17 @@
 //       1/1000: max and final joint error, stretch, ms/step, substeps per step;
 //   s5  cylinder rolling on a flat 64 x 64 height field, 300 steps at 1/60: max |v_z|, max height deviation,
 //       speed loss.
+//   pendulum  a 1 kg ball (radius 5 cm) on a ball joint 1 m from the pivot, released at the pivot's height,
+//       20 s at 1/60 and 1/240 (not in SCENES.md): the energy, 0 at the start (m g L = 9.81 J of swing), its
+//       largest deviation and its mean over the last second.
 // S2 and S3 run with sleeping on (both engines' default) and off (simpulse WorldSettings::allow_sleeping =
 // false, Bullet DISABLE_DEACTIVATION). Step times are thread CPU time of the step call; a configuration is
 // run --reps times, engines alternating, and the time figures are medians over the runs of the per-run
 // statistic. The physical results are those of the last run (both engines are deterministic: every run gives
 // the same).
 //
-// Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5] [--reps 5] [--engines simpulse,bullet] [--sleep on,off]
+// Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5,pendulum] [--reps 5] [--engines simpulse,bullet] [--sleep
+// on,off]
 #include "thread_clock.h"
 
 #include <simpulse/collision/narrow_phase.h>
@@ -274,12 +278,31 @@ Run simpulse_s4(double ratio, double dt) {
     const int steps = static_cast<int>(std::lround(5.0 / dt));
     double max_error = 0, contact_steps = 0;
     std::vector<double> substeps;
+    // Kinetic plus potential energy of the chain (spheres: inertia 0.4 m r^2).
+    auto energy = [&] {
+        double e = 0;
+        for (std::size_t i = 0; i < spheres.size(); ++i) {
+            const BodyState st = must(w.state(spheres[i]));
+            const double m = i + 1 < spheres.size() ? 0.1 : 0.1 * ratio,
+                         r = i + 1 < spheres.size() ? 0.05 : 0.2;
+            e += 0.5 * m * st.velocity.squaredNorm() + 0.2 * m * r * r * st.angular_velocity.squaredNorm() +
+                 m * 9.81 * st.pose.position.z();
+        }
+        return e;
+    };
+    const double initial_energy = energy();
+    double max_energy_change = 0;
     for (int s = 0; s < steps; ++s) {
         timed_step(w, dt, run);
         max_error = std::max(max_error, w.max_joint_error());
         substeps.push_back(w.dynamics().last_substeps());
         contact_steps += !w.contact_manifolds().empty();
+        max_energy_change = std::max(max_energy_change, std::abs(energy() - initial_energy));
     }
+    // Relative to the swing's kinetic energy at the start (the heavy sphere at 2 m/s).
+    const double swing = 0.5 * 0.1 * ratio * 4;
+    run.values["max_energy_change_of_swing"] = max_energy_change / swing;
+    run.values["final_energy_change_of_swing"] = (energy() - initial_energy) / swing;
     run.values["max_joint_error"] = max_error;
     run.values["final_joint_error"] = w.max_joint_error();
     run.values["stretch"] =
@@ -321,6 +344,48 @@ Run simpulse_s5() {
     run.values["max_height_dev"] = max_dev;
     run.values["speed_loss"] = 1 - std::hypot(v.x(), v.y()) / v0;
     run.values["distance_travelled"] = (must(w.state(cyl)).pose.position - Vec3(4, 4, r)).norm();
+    return run;
+}
+
+constexpr double kPendulumLength = 1, kPendulumRadius = 0.05, kPendulumMass = 1;
+
+// Records the pendulum's energy (J, from the state after each step) as its largest deviation and its mean
+// over the last second.
+struct EnergyRecord {
+    std::vector<double> energy;
+    void store(Run& run, double dt) const {
+        double worst = 0, last_second = 0;
+        const auto tail = static_cast<std::size_t>(std::lround(1 / dt));
+        for (std::size_t i = 0; i < energy.size(); ++i) {
+            worst = std::max(worst, std::abs(energy[i]));
+            if (i + tail >= energy.size()) last_second += energy[i];
+        }
+        run.values["max_energy_change_J"] = worst;
+        run.values["mean_energy_change_last_second_J"] = last_second / static_cast<double>(tail);
+    }
+};
+
+double pendulum_energy(const Vec3& position, const Vec3& velocity, const Vec3& angular_velocity) {
+    const double inertia = 0.4 * kPendulumMass * kPendulumRadius * kPendulumRadius;
+    return 0.5 * kPendulumMass * velocity.squaredNorm() + 0.5 * inertia * angular_velocity.squaredNorm() +
+           kPendulumMass * 9.81 * position.z();
+}
+
+Run simpulse_pendulum(double dt) {
+    World w;
+    BodyDesc d = dynamic_body(must(create_sphere(kPendulumRadius)), Vec3(kPendulumLength, 0, 0));
+    d.mass = kPendulumMass;
+    const BodyId ball = must(w.create_body(d));
+    must(w.add_ball_joint({.body_a = ball, .body_b = {}, .anchor = Vec3::Zero()}));
+    Run run;
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(20 / dt));
+    for (int s = 0; s < steps; ++s) {
+        timed_step(w, dt, run);
+        const BodyState st = must(w.state(ball));
+        record.energy.push_back(pendulum_energy(st.pose.position, st.velocity, st.angular_velocity));
+    }
+    record.store(run, dt);
     return run;
 }
 
@@ -485,6 +550,26 @@ Run bullet_s4(double ratio, double dt) {
     return w.run;
 }
 
+Run bullet_pendulum(double dt) {
+    BulletWorld w(false);
+    auto* ball = w.add(w.shape(new btSphereShape(btScalar(kPendulumRadius))), btScalar(kPendulumMass),
+                       at(btVector3(btScalar(kPendulumLength), 0, 0)), 0, 0);
+    auto* joint = new btPoint2PointConstraint(*ball, btVector3(btScalar(-kPendulumLength), 0, 0));
+    w.constraints.emplace_back(joint);
+    w.world.addConstraint(joint, true);
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(20 / dt));
+    auto vec = [](const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); };
+    for (int k = 0; k < steps; ++k) {
+        w.step(btScalar(dt));
+        record.energy.push_back(pendulum_energy(vec(ball->getWorldTransform().getOrigin()),
+                                                vec(ball->getLinearVelocity()),
+                                                vec(ball->getAngularVelocity())));
+    }
+    record.store(w.run, dt);
+    return w.run;
+}
+
 Run bullet_s5() {
     const int n = 64;
     std::vector<float> heights(static_cast<std::size_t>(n * n), 0.f);  // must outlive the world
@@ -569,8 +654,8 @@ bool has(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5"}, engines{"simpulse", "bullet"},
-        sleeps{"on", "off"};
+    std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5", "pendulum"},
+        engines{"simpulse", "bullet"}, sleeps{"on", "off"};
     int reps = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i], value = argv[i + 1];
@@ -631,6 +716,17 @@ int main(int argc, char** argv) {
 #endif
                 });
             }
+    if (has(scenes, "pendulum"))
+        for (double dt : {1.0 / 60, 1.0 / 240}) {
+            char label[64];
+            std::snprintf(label, sizeof label, "dt 1/%g", std::round(1 / dt));
+            add_group({{"pendulum", label, "simpulse", [dt] { return simpulse_pendulum(dt); }, 1, 0}
+#ifdef SIMPULSE_HAVE_BULLET
+                       ,
+                       {"pendulum", label, "bullet", [dt] { return bullet_pendulum(dt); }, 1, 0}
+#endif
+            });
+        }
     if (has(scenes, "s5"))
         add_group({{"s5", "flat height field", "simpulse", [] { return simpulse_s5(); }, 1, 0}
 #ifdef SIMPULSE_HAVE_BULLET
