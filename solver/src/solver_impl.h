@@ -31,6 +31,15 @@ struct ContactRows {
     double restitution_pull = 0;
 };
 
+// A ball joint's anchors relative to its bodies' centres of mass (world frame, at the solve), for the
+// curvature of their paths over the step (exact mode).
+struct JointLevers {
+    std::uint32_t body_a = 0;
+    std::uint32_t body_b = 0;
+    Vec3 lever_a = Vec3::Zero();
+    Vec3 lever_b = Vec3::Zero();
+};
+
 }  // namespace simpulse::detail
 
 namespace simpulse {
@@ -52,16 +61,27 @@ struct Solver::Impl {
     std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
     std::vector<detail::WarmStart> next_cache;
     bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
-    std::vector<double> joint_cache;         // joint row impulses of the previous step
-    std::vector<double> joint_cache_before;  // joint_cache before the last solve (discard_last_solve)
+    std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
+    std::vector<double> joint_cache;                // joint row impulses of the previous step
+    std::vector<double> joint_cache_before;         // joint_cache before the last solve (discard_last_solve)
+    // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
+    // spins the solve left (exact mode; set_joint_targets).
+    std::vector<std::uint8_t> joint_plain_steps;
+    std::vector<std::uint8_t> joint_plain_steps_before;
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
 
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
-    void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+    void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
+    // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
+    // length dt at the bodies' current angular velocities. A row's old target did not fit these velocities if
+    // it is off by more than half the new one and by more than `tolerance` (m/s); then, if `zero_misfits`,
+    // every joint row of the island gets target 0 instead. True if some row did not fit.
+    bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
+                           double tolerance, bool zero_misfits);
     void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                       std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,

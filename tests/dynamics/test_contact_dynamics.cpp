@@ -204,6 +204,43 @@ TEST_P(BothModes, BallJointPendulumPeriod) {
         << "period " << period << " s, closed form " << expected << " s";
 }
 
+// A pendulum released horizontally keeps its energy (exact mode, ball joint to the world; E = 0 at the start,
+// the ball at rest at the pivot's height): semi-implicit Euler's energy error oscillates within about dt/2
+// times the largest power of gravity, m g v_max dt / 2 with v_max = sqrt(2 g L) (0.36 J of m g L = 9.81 J at
+// 60 Hz), and does not accumulate (measured: 0.24 J at 60 Hz, 0.057 J at 240 Hz). A joint that only keeps
+// J v = 0 at the start of each step loses (w dt)^2 of the kinetic energy per step: 6.9 J within 20 s at 60
+// Hz, 3.5 J at 240 Hz (before the joint rows got the curvature of the anchors' arcs as their target).
+TEST(ContactDynamics, PendulumKeepsItsEnergy) {
+    const double length = 1.0, mass = 1.0, r = 0.05;
+    for (const double dt : {1.0 / 60, 1.0 / 240}) {
+        DynamicsWorld w;
+        BodyDesc d;
+        d.shape = make_sphere(r);
+        d.mass = mass;
+        d.pose.position = Vec3(length, 0, 0);
+        const BodyId ball = w.create_body(d);
+        BallJointDesc j;
+        j.body_a = ball;
+        j.anchor = Vec3::Zero();
+        w.add_ball_joint(j);
+        auto energy = [&] {
+            const Body& b = w.body(ball);
+            return 0.5 * b.mass * b.velocity.squaredNorm() +
+                   0.5 * b.angular_velocity.dot(b.inverse_inertia_world.inverse() * b.angular_velocity) +
+                   b.mass * kG * b.com_position.z();
+        };
+        const double band = 0.5 * mass * kG * std::sqrt(2 * kG * length) * dt;
+        double worst = 0;
+        const int steps = static_cast<int>(std::lround(20 / dt));
+        for (int i = 0; i < steps; ++i) {
+            ASSERT_TRUE(w.step(dt).ok);
+            worst = std::max(worst, std::abs(energy()));
+        }
+        EXPECT_LE(worst, band) << "dt " << dt << ": largest energy change in 20 s " << worst << " J of "
+                               << mass * kG * length << " J, allowed " << band << " J";
+    }
+}
+
 // The mass-ratio chain of ../shared/anchors/SCENES.md S4: 20 spheres of 0.1 kg, 0.1 m apart, hanging from a
 // fixed point by ball joints, holding a heavy sphere (10 or 100 kg) that starts swinging at 2 m/s. Bullet,
 // ODE and MuJoCo lose the sphere at dt = 1/60; here the joints are projected to convergence after every

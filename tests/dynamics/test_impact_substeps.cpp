@@ -111,10 +111,17 @@ TEST(ImpactSubsteps, NoSplitWithoutAnImpactAcrossAGap) {
 }
 
 // A ball on a ball joint to the world circles at 12 rad/s and hits a static plate with e = 1 (frictionless,
-// no gravity). The velocity-level joint loses a little energy every step (the velocity is projected on the
-// joint's new tangent), nothing else may change it: the bounce must not (the contact's restitution impulse
-// alone would pull the ball off its joint; the joint's share must be solved with it), whether the steps are
-// split by max_joint_rotation (0.2 rad per step, so every first substep is rejected) or not.
+// no gravity): its kinetic energy must stay what it was, through the free steps and the bounce, whether the
+// steps are split by max_joint_rotation (0.2 rad per step, so every first substep is rejected) or not. The
+// joint rows ask for the velocity that keeps the ball on its circle over the (sub)step h, which has a part
+// towards the pivot of (w h / 2) times the speed; that part enters the end-of-step velocity at the first
+// step, so a step may change the measured energy by (w h / 2)^2 (1 % at h = 1/60 s, 0.25 % at 1/120 s), and
+// the run by twice that: once when that part enters, once for the bounce inside a step, over which the ball's
+// path is the arc of neither spin (measured: +0.96 % at 1/60 s, +0.03 % split). The bounce could break this
+// twice over: the contact's restitution impulse alone would pull the ball off its joint (the joints' share
+// must be solved with it: +19 % without), and with the joint targets of the spin before the bounce in its
+// inelastic phase, restitution would reverse them too (+16 %). A joint that only keeps J v = 0 loses (w h)^2
+// of the energy every step (3.5 % here).
 class JointedBounce : public ::testing::TestWithParam<bool> {};
 
 TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
@@ -138,7 +145,8 @@ TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
         return 0.5 * b.mass * b.velocity.squaredNorm() +
                0.5 * b.angular_velocity.dot(b.inverse_inertia_world.inverse() * b.angular_velocity);
     };
-    double previous = energy(), lowest_free_ratio = 1, impact_ratio = 0;
+    const double initial = energy();
+    double previous = initial, worst_free_change = 0, impact_ratio = 0;
     int impacts = 0, most_substeps = 0;
     for (int i = 0; i < 12; ++i) {
         const Vec3 before = w.body(ball).pose().position.cross(w.body(ball).velocity);
@@ -151,16 +159,17 @@ TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
             ++impacts;
             impact_ratio = ratio;
         } else {
-            lowest_free_ratio = std::min(lowest_free_ratio, ratio);
+            worst_free_change = std::max(worst_free_change, std::abs(ratio - 1));
         }
     }
     ASSERT_EQ(impacts, 1) << "the ball did not bounce off the plate once";
     EXPECT_EQ(most_substeps > 1, split);
-    // Bounded by the joint's own loss in the steps without impact (about 2 % per step split, 3.5 % not) and
-    // by no gain.
-    EXPECT_LE(impact_ratio, 1.0 + 1e-9) << "energy gained in the bounce step: ratio " << impact_ratio;
-    EXPECT_GE(impact_ratio, lowest_free_ratio - 1e-3) << "energy ratio of the bounce step " << impact_ratio
-                                                      << ", of steps without impact >= " << lowest_free_ratio;
+    const double turn = 12.0 / 60 / (split ? 2 : 1), allowed = 0.25 * turn * turn + 1e-6;
+    EXPECT_LE(worst_free_change, allowed)
+        << "largest energy change of a step without impact " << worst_free_change;
+    EXPECT_LE(std::abs(impact_ratio - 1), allowed) << "energy ratio of the bounce step " << impact_ratio;
+    EXPECT_LE(std::abs(energy() / initial - 1), 2 * allowed)
+        << "energy after 12 steps / before " << energy() / initial;
 }
 
 INSTANTIATE_TEST_SUITE_P(SplitOrNot, JointedBounce, ::testing::Bool());

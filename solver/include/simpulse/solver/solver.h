@@ -1,8 +1,9 @@
 // The simultaneous impulse solver (thesis chapter 4): builds the constraint rows of contacts and ball joints,
 // splits them into islands, and solves all impulses of an island at once, either as the thesis states it
-// (mode thesis) or as a complementarity problem with Coulomb friction (mode exact). After the positions are
-// integrated, project_positions removes penetration and joint drift by moving positions only (no velocity
-// change, so no kinetic energy is added).
+// (mode thesis) or as a complementarity problem with Coulomb friction (mode exact; its joint rows ask for the
+// relative velocity that keeps the anchors together over the step, so rotation about a joint keeps its
+// energy). After the positions are integrated, project_positions removes penetration and joint drift by
+// moving positions only (no velocity change, so no kinetic energy is added).
 #pragma once
 
 #include <simpulse/solver/math.h>
@@ -64,6 +65,9 @@ struct SolverStats {
     int pivots = 0;          // active-set changes, summed
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s
     int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
+    // Exact mode: extra solves of jointed islands whose joint targets (the curvature of the anchors' paths
+    // over the step) changed by more than a tenth with the spins the solve left (impacts, fast light links).
+    int joint_target_rounds = 0;
     // Exact mode: the widest open gap (m, speculative contact) across which a restitution impulse acted in
     // this solve. Such an impact is resolved before the bodies touch; the position projection places the pair
     // where the bounce would have left it, but the impulses it passes on act from the step's start
