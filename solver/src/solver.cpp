@@ -313,23 +313,35 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
 // keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
 // which the caller checks (solve_exact).
 bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                                     double tolerance, bool zero_misfits) {
-    bool misfit = false;
+                                     double tolerance) {
+    // A joint's three rows are compared as one vector, so that the fit does not depend on how the world's
+    // axes lie.
+    joint_target_change.assign(joint_levers.size(), Vec3::Zero());
+    joint_target_new.assign(joint_levers.size(), Vec3::Zero());
     for (Row& r : island) {
         if (r.kind != RowKind::joint) continue;
         const detail::JointLevers& j = joint_levers[r.source];
         const Vec3 curvature =
             arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
         const double target = -r.dir.dot(curvature) / dt;
-        const double change = std::abs(target - r.target);
-        const bool fits = change <= tolerance || change <= 0.5 * std::abs(target);
-        misfit = misfit || !fits;
+        joint_target_change[r.source] += (target - r.target) * r.dir;
+        joint_target_new[r.source] += target * r.dir;
         r.target = target;
     }
-    if (misfit && zero_misfits)
-        for (Row& r : island)
-            if (r.kind == RowKind::joint) r.target = 0;
+    bool misfit = false;
+    for (const Row& r : island) {
+        if (r.kind != RowKind::joint) continue;
+        const double change = joint_target_change[r.source].norm();
+        misfit = misfit || (change > tolerance && change > 0.5 * joint_target_new[r.source].norm());
+    }
     return misfit;
+}
+
+bool Solver::Impl::joint_targets_reached(std::span<const Row> island, std::span<const SolverBody> bodies,
+                                         double tolerance) const {
+    return std::all_of(island.begin(), island.end(), [&](const Row& r) {
+        return r.kind != RowKind::joint || std::abs(detail::row_velocity(r, bodies) - r.target) <= tolerance;
+    });
 }
 
 void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -362,13 +374,13 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             Row& r = island_rows[i];
             approach[i] = detail::row_velocity(r, bodies);
             if (r.kind != RowKind::normal || contacts[r.source].restitution <= 0 ||
-                !is_impact(r, approach[i], settings) || approach[i] >= r.target)
+                !is_impact(r, approach[i], settings))
                 continue;
-            may_bounce = true;
+            may_bounce = true;  // phase 2 may give this row restitution (if phase 1 loads it)
             // A restituting contact whose gap closes within this step bounces from where it is now: its
             // inelastic phase stops the approach completely (target 0 instead of the speculative gap / dt),
             // so the restitution impulse e * lambda reverses the full impact speed.
-            if (r.target < 0) r.target = 0;
+            if (r.target < 0 && approach[i] < r.target) r.target = 0;
         }
         // Joint targets (set_joint_targets) from the angular velocities before the solve, a guess checked
         // against the final ones below. Not where a contact may bounce: the restitution impulses e * lambda
@@ -384,9 +396,28 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             jointed && std::none_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
                 return r.kind == RowKind::joint && joint_plain_steps[r.source] > 0;
             });
-        if (curved && !may_bounce)
-            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, false);
+        const bool targets_in_phase_1 = curved && !may_bounce;
+        if (targets_in_phase_1) {
+            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance);
+            phase_1_lambda.resize(island_rows.size());
+            for (std::size_t i = 0; i < island_rows.size(); ++i) phase_1_lambda[i] = island_rows[i].lambda;
+        }
         solve_island(island_rows, bodies, settings);
+        bool plain_from_now = false;
+        if (targets_in_phase_1 && !joint_targets_reached(island_rows, bodies, joint_velocity_tolerance)) {
+            // Redundant joint rows (a hinge made of two ball joints on a body whose spin is off its axis)
+            // cannot all reach curvature targets that disagree along their shared direction; such a solve
+            // returns impulses of the size of the regularisation's inverse. Solved again with J v = 0.
+            for (std::size_t i = 0; i < island_rows.size(); ++i) {
+                Row& r = island_rows[i];
+                detail::apply_row_impulse(r, -r.lambda, bodies);
+                r.lambda = phase_1_lambda[i];
+                if (r.kind == RowKind::joint) r.target = 0;
+            }
+            ++stats.joint_target_rounds;
+            solve_island(island_rows, bodies, settings);
+            plain_from_now = true;
+        }
 
         // Phase 2: restitution impulses e * lambda on the compressed contacts that approached fast enough.
         bool any_restitution = false;
@@ -446,6 +477,9 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         // body whose spin the solve changed a lot) are replaced by J v = 0, the dissipative choice that
         // always fits, in the same way: never an iteration on the targets, which can feed back on the spins
         // they come from.
+        // Solves the joint and normal rows again (lambda 0, friction rows left out) from the current
+        // velocities with the targets in island_rows; true if the joints reached them. The joints' added
+        // impulses join their warm start.
         auto solve_joints_again = [&] {
             recheck_rows.clear();
             for (const Row& r : island_rows) {
@@ -456,16 +490,32 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             }
             ++stats.joint_target_rounds;
             solve_island(recheck_rows, bodies, settings);
+            const bool reached = joint_targets_reached(recheck_rows, bodies, joint_velocity_tolerance);
+            if (!reached)  // inconsistent targets: undo, the caller solves for J v = 0 instead
+                for (const Row& r : recheck_rows) detail::apply_row_impulse(r, -r.lambda, bodies);
+            else
+                for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
+                    if (island_rows[i].kind != RowKind::friction) {
+                        if (island_rows[i].kind == RowKind::joint)
+                            island_rows[i].lambda += recheck_rows[j].lambda;
+                        ++j;
+                    }
+            return reached;
         };
-        if (curved) {
-            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, false))
+        if (curved && !plain_from_now) {
+            bool fits = true;
+            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance))
+                fits = solve_joints_again();
+            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
+                for (Row& r : island_rows)
+                    if (r.kind == RowKind::joint) r.target = 0;
                 solve_joints_again();
-            if (set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, true)) {
-                solve_joints_again();
-                for (const Row& r : island_rows)
-                    if (r.kind == RowKind::joint) joint_plain_steps[r.source] = kPlainSteps + 1;
+                plain_from_now = true;
             }
         }
+        if (plain_from_now)
+            for (const Row& r : island_rows)
+                if (r.kind == RowKind::joint) joint_plain_steps[r.source] = kPlainSteps + 1;
         // Keep the inelastic impulses for the warm start of the next step.
         for (std::uint32_t p = begin; p < end; ++p) rows[order[p]].lambda = island_rows[p - begin].lambda;
     }

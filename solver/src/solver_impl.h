@@ -68,8 +68,10 @@ struct Solver::Impl {
     // spins the solve left (exact mode; set_joint_targets).
     std::vector<std::uint8_t> joint_plain_steps;
     std::vector<std::uint8_t> joint_plain_steps_before;
-    std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
-    std::vector<Vec3> saved_positions;       // line search of the position projection
+    std::vector<Vec3> joint_target_change, joint_target_new;  // set_joint_targets, per joint
+    std::vector<double> phase_1_lambda;                       // warm start of an island's phase 1
+    std::vector<SolverBody> scratch_bodies;                   // pseudo-velocities of the position projection
+    std::vector<Vec3> saved_positions;                        // line search of the position projection
     std::vector<Quat> saved_orientations;
 
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -77,11 +79,13 @@ struct Solver::Impl {
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
-    // length dt at the bodies' current angular velocities. A row's old target did not fit these velocities if
-    // it is off by more than half the new one and by more than `tolerance` (m/s); then, if `zero_misfits`,
-    // every joint row of the island gets target 0 instead. True if some row did not fit.
+    // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
+    // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
     bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
-                           double tolerance, bool zero_misfits);
+                           double tolerance);
+    // True if every joint row's velocity is within `tolerance` of its target.
+    bool joint_targets_reached(std::span<const detail::Row> island, std::span<const SolverBody> bodies,
+                               double tolerance) const;
     void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                       std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,

@@ -65,8 +65,9 @@ struct SolverStats {
     int pivots = 0;          // active-set changes, summed
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s
     int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
-    // Exact mode: extra solves of jointed islands whose joint targets (the curvature of the anchors' paths
-    // over the step) changed by more than a tenth with the spins the solve left (impacts, fast light links).
+    // Exact mode: extra solves of jointed islands for their joint targets (the curvature of the anchors'
+    // paths over the step): after a bounce, and where the targets did not fit the spins the solve left or
+    // could not be reached (then solved again with J v = 0).
     int joint_target_rounds = 0;
     // Exact mode: the widest open gap (m, speculative contact) across which a restitution impulse acted in
     // this solve. Such an impact is resolved before the bodies touch; the position projection places the pair
