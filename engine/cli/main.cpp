@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -288,13 +289,18 @@ int domino(const Options& options) {
         spdlog::error("{}", scenes.error().message);
         return kExitBadInput;
     }
+    std::vector<std::string> created;  // by the probe below; removed again if a later one fails
     for (const std::string* path : {&options.markdown, &options.svg}) {
         if (path->empty()) continue;
+        std::error_code ignored;
+        const bool existed = std::filesystem::exists(*path, ignored);
         std::ofstream probe(*path, std::ios::binary | std::ios::app);  // creates it, keeps what is there
         if (!probe) {
             spdlog::error("{}: cannot write", *path);
+            for (const std::string& c : created) std::filesystem::remove(c, ignored);
             return kExitBadInput;
         }
+        if (!existed) created.push_back(*path);
     }
     std::size_t done = 0;
     const auto rows = simpulse::run_domino_sweep(dir, cases, [&](const simpulse::DominoSweepRow& r) {

@@ -109,6 +109,17 @@ std::vector<DominoCase> domino_sweep_cases() {
     return cases;
 }
 
+std::vector<std::string> domino_sweep_overrides(const DominoCase& c) {
+    std::vector<std::string> overrides;
+    char value[64];
+    std::snprintf(value, sizeof value, "%.17g", c.restitution);
+    for (int k = 0; k < 3; ++k) overrides.push_back("/pairs/" + std::to_string(k) + "/restitution=" + value);
+    std::snprintf(value, sizeof value, "%.17g", c.dt);
+    overrides.push_back(std::string("/dt=") + value);
+    overrides.push_back("/solver/mode=\"" + c.mode + "\"");
+    return overrides;
+}
+
 std::string domino_sweep_scene(const std::string& scenes_dir, const DominoCase& c) {
     const int cm = static_cast<int>(std::lround(c.pitch * 100));
     return scenes_dir + "/d" + std::to_string(cm) + "_" + c.variant + ".json";
@@ -120,7 +131,7 @@ Status check_domino_sweep(const std::string& scenes_dir, const std::vector<Domin
         const std::string path = domino_sweep_scene(scenes_dir, c);
         if (std::find(checked.begin(), checked.end(), path) != checked.end()) continue;
         checked.push_back(path);
-        const auto scene = load_scene(path);
+        const auto scene = load_scene(path, domino_sweep_overrides(c));  // the scene as the sweep will run it
         if (!scene) return scene.error();
         if (const Status domino_scene = check_domino_scene(scene.value()); !domino_scene)
             return Error{path + ": " + domino_scene.error().message};
@@ -134,16 +145,8 @@ std::vector<DominoSweepRow> run_domino_sweep(const std::string& scenes_dir,
     std::vector<DominoSweepRow> rows;
     for (const DominoCase& c : cases) {
         const std::string path = domino_sweep_scene(scenes_dir, c);
-        std::vector<std::string> overrides;
-        char value[64];
-        std::snprintf(value, sizeof value, "%.17g", c.restitution);
-        for (int k = 0; k < 3; ++k)
-            overrides.push_back("/pairs/" + std::to_string(k) + "/restitution=" + value);
-        std::snprintf(value, sizeof value, "%.17g", c.dt);
-        overrides.push_back(std::string("/dt=") + value);
-        overrides.push_back("/solver/mode=\"" + c.mode + "\"");
         DominoSweepRow row{c, {}};
-        auto timing = run_domino(path, overrides);
+        auto timing = run_domino(path, domino_sweep_overrides(c));
         if (timing) {
             row.timing = timing.value();
         } else {

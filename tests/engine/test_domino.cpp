@@ -5,12 +5,15 @@
 #include <simpulse/domino.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 
 namespace simpulse {
 namespace {
+
+using nlohmann::json;
 
 const std::string kScenes = std::string(SIMPULSE_SOURCE_DIR) + "/scenes";
 
@@ -135,12 +138,22 @@ TEST(Domino, SweepChecksEverySceneFileFirst) {
     for (const auto& entry : std::filesystem::directory_iterator(kScenes + "/domino"))
         std::filesystem::copy_file(entry.path(), dir / entry.path().filename());
     EXPECT_TRUE(check_domino_sweep(dir.string(), cases));
+    // A domino scene the sweep's overrides do not apply to (it sets the restitution of pairs 0-2): caught
+    // here, not as 48 failed rows.
+    auto short_of_pairs = json::parse(test::read_file(dir / "d3_thesis.json"));
+    short_of_pairs["pairs"].erase(2);
+    test::write_file(dir / "d3_thesis.json", short_of_pairs.dump());
+    const Status pairs = check_domino_sweep(dir.string(), cases);
+    ASSERT_FALSE(pairs);
+    EXPECT_NE(pairs.error().message.find("/pairs/2"), std::string::npos) << pairs.error().message;
+    std::filesystem::copy_file(kScenes + "/domino/d3_thesis.json", dir / "d3_thesis.json",
+                               std::filesystem::copy_options::overwrite_existing);
     std::filesystem::copy_file(kScenes + "/projectile.json", dir / "d2_friction.json",
                                std::filesystem::copy_options::overwrite_existing);
     const Status foreign = check_domino_sweep(dir.string(), cases);
     ASSERT_FALSE(foreign);
-    EXPECT_NE(foreign.error().message.find((dir / "d2_friction.json").string() + ": not a domino scene"),
-              std::string::npos)
+    // (It has no pairs for the sweep's overrides either; whichever is found first, the file is named.)
+    EXPECT_EQ(foreign.error().message.find((dir / "d2_friction.json").string()), 0u)
         << foreign.error().message;
 }
 
@@ -159,6 +172,9 @@ TEST(Domino, CommandLineRefusesBadInputWithExitTwo) {
         {{"domino", "--sweep", "--scenes", "no_such_dir"}, "no_such_dir/d1_thesis.json: cannot read"},
         {{"domino", "--sweep", "--scenes", domino_dir, "--svg", "no_such_dir/plot.svg"},
          "no_such_dir/plot.svg: cannot write"},
+        {{"domino", "--sweep", "--scenes", domino_dir, "--markdown", "table.md", "--svg",
+          "no_such_dir/plot.svg"},
+         "no_such_dir/plot.svg: cannot write"},
     };
     for (const Case& c : cases) {
         const test::CliResult r = test::run_cli(c.args, dir);
@@ -168,6 +184,7 @@ TEST(Domino, CommandLineRefusesBadInputWithExitTwo) {
         EXPECT_NE(r.err.find(c.message), std::string::npos) << command << "\n" << r.err;
         EXPECT_EQ(r.out, "") << command;  // nothing ran
     }
+    EXPECT_FALSE(std::filesystem::exists(dir / "table.md")) << "the refused sweep left its table file behind";
 }
 
 }  // namespace

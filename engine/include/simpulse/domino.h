@@ -73,11 +73,15 @@ struct DominoSweepRow {
 // {thesis, friction} x solver mode in {thesis, exact}.
 std::vector<DominoCase> domino_sweep_cases();
 
+// The "--set" overrides a sweep case runs its scene with: the restitution of pairs 0-2, dt and the solver
+// mode.
+std::vector<std::string> domino_sweep_overrides(const DominoCase& c);
+
 // The scene file of a sweep case: scenes_dir/d<D>_<variant>.json (D in whole centimetres).
 std::string domino_sweep_scene(const std::string& scenes_dir, const DominoCase& c);
 
-// Loads every scene file the cases need and checks that each is a domino scene: the first problem as an error
-// naming the file, before any run.
+// Loads every scene file the cases need, with the overrides of the first case that uses it, and checks that
+// each is a domino scene: the first problem as an error naming the file, before any run.
 Status check_domino_sweep(const std::string& scenes_dir, const std::vector<DominoCase>& cases);
 
 // Runs each case from domino_sweep_scene(scenes_dir, case) with e, dt and mode set by overrides.
