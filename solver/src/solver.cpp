@@ -314,27 +314,40 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
 // which the caller checks (solve_exact).
 bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
                                      double tolerance) {
-    // A joint's three rows are compared as one vector, so that the fit does not depend on how the world's
-    // axes lie.
-    joint_target_change.assign(joint_levers.size(), Vec3::Zero());
-    joint_target_new.assign(joint_levers.size(), Vec3::Zero());
-    for (Row& r : island) {
-        if (r.kind != RowKind::joint) continue;
-        const detail::JointLevers& j = joint_levers[r.source];
+    bool misfit = false;
+    for (std::size_t i = 0; i < island.size();) {
+        if (island[i].kind != RowKind::joint) {
+            ++i;
+            continue;
+        }
+        // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
+        // its curvature is computed once, and its targets are compared as one vector, so that the fit does
+        // not depend on how the world's axes lie.
+        const std::uint32_t joint = island[i].source;
+        const detail::JointLevers& j = joint_levers[joint];
         const Vec3 curvature =
             arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
-        const double target = -r.dir.dot(curvature) / dt;
-        joint_target_change[r.source] += (target - r.target) * r.dir;
-        joint_target_new[r.source] += target * r.dir;
-        r.target = target;
-    }
-    bool misfit = false;
-    for (const Row& r : island) {
-        if (r.kind != RowKind::joint) continue;
-        const double change = joint_target_change[r.source].norm();
-        misfit = misfit || (change > tolerance && change > 0.5 * joint_target_new[r.source].norm());
+        Vec3 change = Vec3::Zero(), targets = Vec3::Zero();
+        for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
+            Row& r = island[i];
+            const double target = -r.dir.dot(curvature) / dt;
+            change += (target - r.target) * r.dir;
+            targets += target * r.dir;
+            r.target = target;
+        }
+        misfit = misfit || (change.norm() > tolerance && change.norm() > 0.5 * targets.norm());
     }
     return misfit;
+}
+
+void Solver::Impl::rows_to_solve_again() {
+    recheck_rows.clear();
+    for (const Row& r : island_rows) {
+        if (r.kind == RowKind::friction) continue;
+        Row copy = r;
+        copy.lambda = 0;
+        recheck_rows.push_back(copy);
+    }
 }
 
 bool Solver::Impl::joint_targets_reached(std::span<const Row> island, std::span<const SolverBody> bodies,
@@ -436,27 +449,22 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
         // restitution on its impulses too.
         for (int round = 0; any_restitution && round < settings.recheck_iterations; ++round) {
-            recheck_rows.clear();
+            rows_to_solve_again();
+            approach.resize(recheck_rows.size());
             bool approaching = false;
-            for (const Row& r : island_rows) {
-                if (r.kind == RowKind::friction) continue;
-                Row copy = r;
-                copy.lambda = 0;
-                recheck_rows.push_back(copy);
-                const double w = detail::row_velocity(r, bodies);
+            for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
+                const Row& r = recheck_rows[i];
+                approach[i] = detail::row_velocity(r, bodies);
                 // The restitution impulses of the contacts alone pull jointed bodies apart: solving the
                 // joints again (with the contacts as inequalities) adds the joints' share, e * lambda when
                 // all contacts have the same e, and keeps the energy at e = 1 (docs/architecture.md). A joint
                 // counts as pulled apart beyond what an iterative island solve itself leaves.
-                if (r.kind == RowKind::normal ? w < r.target - velocity_tolerance
-                                              : std::abs(w - r.target) > joint_velocity_tolerance)
+                if (r.kind == RowKind::normal ? approach[i] < r.target - velocity_tolerance
+                                              : std::abs(approach[i] - r.target) > joint_velocity_tolerance)
                     approaching = true;
             }
             if (!approaching) break;
             ++stats.recheck_rounds;
-            approach.resize(recheck_rows.size());
-            for (std::size_t i = 0; i < recheck_rows.size(); ++i)
-                approach[i] = detail::row_velocity(recheck_rows[i], bodies);
             solve_island(recheck_rows, bodies, settings);
             any_restitution = false;
             for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
@@ -481,13 +489,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         // velocities with the targets in island_rows; true if the joints reached them. The joints' added
         // impulses join their warm start.
         auto solve_joints_again = [&] {
-            recheck_rows.clear();
-            for (const Row& r : island_rows) {
-                if (r.kind == RowKind::friction) continue;
-                Row copy = r;
-                copy.lambda = 0;
-                recheck_rows.push_back(copy);
-            }
+            rows_to_solve_again();
             ++stats.joint_target_rounds;
             solve_island(recheck_rows, bodies, settings);
             const bool reached = joint_targets_reached(recheck_rows, bodies, joint_velocity_tolerance);

@@ -68,10 +68,9 @@ struct Solver::Impl {
     // spins the solve left (exact mode; set_joint_targets).
     std::vector<std::uint8_t> joint_plain_steps;
     std::vector<std::uint8_t> joint_plain_steps_before;
-    std::vector<Vec3> joint_target_change, joint_target_new;  // set_joint_targets, per joint
-    std::vector<double> phase_1_lambda;                       // warm start of an island's phase 1
-    std::vector<SolverBody> scratch_bodies;                   // pseudo-velocities of the position projection
-    std::vector<Vec3> saved_positions;                        // line search of the position projection
+    std::vector<double> phase_1_lambda;      // warm start of an island's phase 1
+    std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
+    std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
 
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -83,6 +82,9 @@ struct Solver::Impl {
     // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
     bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
                            double tolerance);
+    // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
+    // top of the velocities the island has now.
+    void rows_to_solve_again();
     // True if every joint row's velocity is within `tolerance` of its target.
     bool joint_targets_reached(std::span<const detail::Row> island, std::span<const SolverBody> bodies,
                                double tolerance) const;
