@@ -256,15 +256,15 @@ int domino(const Options& options) {
         };
         std::printf("domino chain %s: D = %.3g cm, %d dominoes\n", options.scene.c_str(), t.pitch * 100,
                     t.dominoes);
-        std::printf("  striker hits domino 1 at %s   (measured %.2f +- 0.03 s, thesis simulation %.2f s)\n",
+        std::printf("  striker hits domino 1 at %s   (measured %.2f +- %.2f s, thesis simulation %.2f s)\n",
                     seconds(t.striker_hit).c_str(), simpulse::kStrikerHitMeasured,
-                    simpulse::kStrikerHitThesis);
+                    simpulse::kContactTimeResolution, simpulse::kStrikerHitThesis);
         if (ref && t.chain_time)
             std::printf(
-                "  chain time (first to last hit) %s   (measured %.2f s: %+.0f %%; thesis simulation %.2f "
-                "s)\n",
-                seconds(t.chain_time).c_str(), ref->measured, 100 * (*t.chain_time / ref->measured - 1),
-                ref->thesis[1]);
+                "  chain time (first to last hit) %s   (measured %.2f +- %.2f s: %+.0f %%; thesis simulation "
+                "%.2f s)\n",
+                seconds(t.chain_time).c_str(), ref->measured, simpulse::kChainTimeUncertainty,
+                100 * (*t.chain_time / ref->measured - 1), ref->thesis[1]);
         else
             std::printf("  chain time (first to last hit) %s\n", seconds(t.chain_time).c_str());
         std::printf(

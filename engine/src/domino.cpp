@@ -219,7 +219,8 @@ std::string domino_chain_time_svg(const std::vector<DominoSweepRow>& rows) {
         std::vector<std::pair<double, double>> points;
     };
     std::vector<Series> series;
-    Series measured{"physical experiment (thesis table 1), +- 0.03 s", "black", {}};
+    Series measured{
+        "physical experiment (thesis table 1), +- 0.06 s (two contact times read to 30 ms)", "black", {}};
     Series thesis{"thesis simulation, no friction, e = 0.8", "#1f77b4", {}};
     for (const DominoReference& r : kDominoReference) {
         measured.points.push_back({r.pitch * 100, r.measured});
@@ -248,8 +249,9 @@ std::string domino_chain_time_svg(const std::vector<DominoSweepRow>& rows) {
             svg << "<circle cx=\"" << x_of(cm) << "\" cy=\"" << y_of(t) << "\" r=\"4\" fill=\"" << s.colour
                 << "\"/>\n";
             if (k == 0)
-                svg << "<line x1=\"" << x_of(cm) << "\" y1=\"" << y_of(t - 0.03) << "\" x2=\"" << x_of(cm)
-                    << "\" y2=\"" << y_of(t + 0.03) << "\" stroke=\"black\"/>\n";
+                svg << "<line x1=\"" << x_of(cm) << "\" y1=\"" << y_of(t - kChainTimeUncertainty)
+                    << "\" x2=\"" << x_of(cm) << "\" y2=\"" << y_of(t + kChainTimeUncertainty)
+                    << "\" stroke=\"black\"/>\n";
         }
         if (!path.empty())
             svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << s.colour << "\"/>\n";
