@@ -12,14 +12,19 @@
 //   pendulum  a 1 kg ball (radius 5 cm) on a ball joint 1 m from the pivot, released at the pivot's height,
 //       20 s at 1/60 and 1/240 (not in SCENES.md): the energy, 0 at the start (m g L = 9.81 J of swing), its
 //       largest deviation and its mean over the last second.
+//   hinge  a 2 kg plank (box 0.6 x 0.1 x 1 m) on a hinge of two ball joints 0.8 m apart, its centre level
+//   with
+//       the hinge and 0.6 m from it, turned 30 degrees about the vertical so that the hinge is no principal
+//       axis of the plank; released at rest, 10 s at 1/60 and 1/240 (not in SCENES.md): energy as above (11.8
+//       J of swing).
 // S2 and S3 run with sleeping on (both engines' default) and off (simpulse WorldSettings::allow_sleeping =
 // false, Bullet DISABLE_DEACTIVATION). Step times are thread CPU time of the step call; a configuration is
 // run --reps times, engines alternating, and the time figures are medians over the runs of the per-run
 // statistic. The physical results are those of the last run (both engines are deterministic: every run gives
 // the same).
 //
-// Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5,pendulum] [--reps 5] [--engines simpulse,bullet] [--sleep
-// on,off]
+// Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5,pendulum,hinge] [--reps 5] [--engines simpulse,bullet]
+// [--sleep on,off]
 #include "thread_clock.h"
 
 #include <simpulse/collision/narrow_phase.h>
@@ -389,6 +394,40 @@ Run simpulse_pendulum(double dt) {
     return run;
 }
 
+constexpr double kPlankMass = 2, kPlankArm = 0.6, kPlankTurn = std::numbers::pi / 6, kHingeHalfLength = 0.4;
+const Vec3 kPlankHalfExtents(0.3, 0.05, 0.5);
+
+double plank_energy(const Quat& orientation, const Vec3& position, const Vec3& velocity,
+                    const Vec3& angular_velocity) {
+    const Vec3 h2 = kPlankHalfExtents.cwiseAbs2();
+    const Vec3 principal = kPlankMass / 3 * Vec3(h2.y() + h2.z(), h2.x() + h2.z(), h2.x() + h2.y());
+    const Mat3 r = orientation.toRotationMatrix();
+    const Mat3 inertia = r * principal.asDiagonal() * r.transpose();
+    return 0.5 * kPlankMass * velocity.squaredNorm() +
+           0.5 * angular_velocity.dot(inertia * angular_velocity) + kPlankMass * 9.81 * position.z();
+}
+
+Run simpulse_hinge(double dt) {
+    World w;
+    BodyDesc d = dynamic_body(must(create_box(kPlankHalfExtents)), Vec3(0, kPlankArm, 0),
+                              Quat(Eigen::AngleAxisd(kPlankTurn, Vec3::UnitZ())));
+    d.mass = kPlankMass;
+    const BodyId plank = must(w.create_body(d));
+    for (const double x : {-kHingeHalfLength, kHingeHalfLength})
+        must(w.add_ball_joint({.body_a = plank, .body_b = {}, .anchor = Vec3(x, 0, 0)}));
+    Run run;
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(10 / dt));
+    for (int s = 0; s < steps; ++s) {
+        timed_step(w, dt, run);
+        const BodyState st = must(w.state(plank));
+        record.energy.push_back(
+            plank_energy(st.pose.orientation, st.pose.position, st.velocity, st.angular_velocity));
+    }
+    record.store(run, dt);
+    return run;
+}
+
 // ---------------------------------------------------------------- Bullet scenes (mirror the anchor harness)
 #ifdef SIMPULSE_HAVE_BULLET
 struct BulletWorld {
@@ -570,6 +609,34 @@ Run bullet_pendulum(double dt) {
     return w.run;
 }
 
+Run bullet_hinge(double dt) {
+    BulletWorld w(false);
+    const btQuaternion turn(btVector3(0, 0, 1), btScalar(kPlankTurn));
+    auto* plank = w.add(
+        w.shape(new btBoxShape(btVector3(btScalar(kPlankHalfExtents.x()), btScalar(kPlankHalfExtents.y()),
+                                         btScalar(kPlankHalfExtents.z())))),
+        btScalar(kPlankMass), at(btVector3(0, btScalar(kPlankArm), 0), turn), 0, 0);
+    for (const double x : {-kHingeHalfLength, kHingeHalfLength}) {
+        // The pivot in the plank's frame: the anchor relative to its centre, turned back.
+        const btVector3 pivot = quatRotate(turn.inverse(), btVector3(btScalar(x), -btScalar(kPlankArm), 0));
+        auto* joint = new btPoint2PointConstraint(*plank, pivot);
+        w.constraints.emplace_back(joint);
+        w.world.addConstraint(joint, true);
+    }
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(10 / dt));
+    auto vec = [](const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); };
+    for (int k = 0; k < steps; ++k) {
+        w.step(btScalar(dt));
+        const btQuaternion q = plank->getWorldTransform().getRotation();
+        record.energy.push_back(
+            plank_energy(Quat(q.w(), q.x(), q.y(), q.z()), vec(plank->getWorldTransform().getOrigin()),
+                         vec(plank->getLinearVelocity()), vec(plank->getAngularVelocity())));
+    }
+    record.store(w.run, dt);
+    return w.run;
+}
+
 Run bullet_s5() {
     const int n = 64;
     std::vector<float> heights(static_cast<std::size_t>(n * n), 0.f);  // must outlive the world
@@ -654,7 +721,7 @@ bool has(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5", "pendulum"},
+    std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5", "pendulum", "hinge"},
         engines{"simpulse", "bullet"}, sleeps{"on", "off"};
     int reps = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -724,6 +791,17 @@ int main(int argc, char** argv) {
 #ifdef SIMPULSE_HAVE_BULLET
                        ,
                        {"pendulum", label, "bullet", [dt] { return bullet_pendulum(dt); }, 1, 0}
+#endif
+            });
+        }
+    if (has(scenes, "hinge"))
+        for (double dt : {1.0 / 60, 1.0 / 240}) {
+            char label[64];
+            std::snprintf(label, sizeof label, "dt 1/%g", std::round(1 / dt));
+            add_group({{"hinge", label, "simpulse", [dt] { return simpulse_hinge(dt); }, 1, 0}
+#ifdef SIMPULSE_HAVE_BULLET
+                       ,
+                       {"hinge", label, "bullet", [dt] { return bullet_hinge(dt); }, 1, 0}
 #endif
             });
         }

@@ -61,6 +61,7 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
     impl_->cache_replaced = false;
     impl_->joint_cache_before = impl_->joint_cache;
     impl_->joint_plain_steps_before = impl_->joint_plain_steps;
+    impl_->joint_redundant_before = impl_->joint_redundant;
     if (settings.mode == SolverMode::thesis) {
         impl_->solve_thesis(bodies, contacts, joints, dt, settings);
     } else {
@@ -74,6 +75,7 @@ void Solver::discard_last_solve() {
     impl_->cache_replaced = false;
     impl_->joint_cache = impl_->joint_cache_before;
     impl_->joint_plain_steps = impl_->joint_plain_steps_before;
+    impl_->joint_redundant = impl_->joint_redundant_before;
 }
 
 std::span<const double> Solver::contact_impulses() const {
@@ -196,6 +198,7 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
     }
     if (joint_cache.size() != 3 * joints.size()) joint_cache.assign(3 * joints.size(), 0.0);
     if (joint_plain_steps.size() != joints.size()) joint_plain_steps.assign(joints.size(), 0);
+    if (joint_redundant.size() != joints.size()) joint_redundant.assign(joints.size(), 0);
     for (std::uint8_t& steps : joint_plain_steps)
         if (steps > 0) --steps;
     joint_levers.resize(joints.size());
@@ -313,31 +316,69 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
 // keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
 // which the caller checks (solve_exact).
 bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                                     double tolerance) {
-    bool misfit = false;
+                                     double tolerance, bool reachable) {
+    old_targets.resize(island.size());
     for (std::size_t i = 0; i < island.size();) {
         if (island[i].kind != RowKind::joint) {
             ++i;
             continue;
         }
         // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
-        // its curvature is computed once, and its targets are compared as one vector, so that the fit does
-        // not depend on how the world's axes lie.
+        // its curvature is computed once.
         const std::uint32_t joint = island[i].source;
         const detail::JointLevers& j = joint_levers[joint];
         const Vec3 curvature =
             arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
+        for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
+            old_targets[i] = island[i].target;
+            island[i].target = -island[i].dir.dot(curvature) / dt;
+        }
+    }
+    if (reachable) make_joint_targets_reachable(island);
+    // A joint's targets are compared as one vector, so that the fit does not depend on how the world's axes
+    // lie.
+    bool misfit = false;
+    for (std::size_t i = 0; i < island.size();) {
+        if (island[i].kind != RowKind::joint) {
+            ++i;
+            continue;
+        }
+        const std::uint32_t joint = island[i].source;
         Vec3 change = Vec3::Zero(), targets = Vec3::Zero();
         for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
-            Row& r = island[i];
-            const double target = -r.dir.dot(curvature) / dt;
-            change += (target - r.target) * r.dir;
-            targets += target * r.dir;
-            r.target = target;
+            change += (island[i].target - old_targets[i]) * island[i].dir;
+            targets += island[i].target * island[i].dir;
         }
         misfit = misfit || (change.norm() > tolerance && change.norm() > 0.5 * targets.norm());
     }
     return misfit;
+}
+
+bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island) {
+    joint_row_index.clear();
+    for (std::size_t i = 0; i < island.size(); ++i)
+        if (island[i].kind == RowKind::joint) joint_row_index.push_back(static_cast<std::uint32_t>(i));
+    const auto n = static_cast<Eigen::Index>(joint_row_index.size());
+    joint_coupling.resize(n, n);
+    joint_targets.resize(n);
+    for (Eigen::Index a = 0; a < n; ++a) {
+        const Row& row = island[joint_row_index[static_cast<std::size_t>(a)]];
+        joint_targets[a] = row.target;
+        for (Eigen::Index b = 0; b <= a; ++b)
+            joint_coupling(a, b) = joint_coupling(b, a) =
+                detail::coupling(row, island[joint_row_index[static_cast<std::size_t>(b)]]);
+    }
+    // Directions whose A eigenvalue is below 1e-10 of the largest count as redundant: reaching a target there
+    // would take impulses 1e10 times those of the other rows.
+    joint_decomposition.setThreshold(1e-10);
+    joint_decomposition.compute(joint_coupling);
+    const bool redundant = joint_decomposition.rank() < n;
+    for (const std::uint32_t i : joint_row_index) joint_redundant[island[i].source] = redundant;
+    if (!redundant) return false;
+    joint_targets = joint_coupling * joint_decomposition.solve(joint_targets);
+    for (Eigen::Index a = 0; a < n; ++a)
+        island[joint_row_index[static_cast<std::size_t>(a)]].target = joint_targets[a];
+    return true;
 }
 
 void Solver::Impl::rows_to_solve_again() {
@@ -410,26 +451,52 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 return r.kind == RowKind::joint && joint_plain_steps[r.source] > 0;
             });
         const bool targets_in_phase_1 = curved && !may_bounce;
+        // Redundant joint rows (a hinge made of two ball joints) cannot all reach curvature targets that
+        // disagree along their shared direction (on a body whose spin is off the hinge's axis, or on two
+        // turning bodies); a solve for such targets returns impulses of the size of the regularisation's
+        // inverse. Islands found redundant before get reachable targets from the start.
+        bool reachable = jointed && std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
+                             return r.kind == RowKind::joint && joint_redundant[r.source];
+                         });
         if (targets_in_phase_1) {
-            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance);
+            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable);
             phase_1_lambda.resize(island_rows.size());
             for (std::size_t i = 0; i < island_rows.size(); ++i) phase_1_lambda[i] = island_rows[i].lambda;
         }
+        // A solve that is undone leaves no trace in the statistics' residual (it reports the answer kept).
+        const double residual_before = stats.residual;
         solve_island(island_rows, bodies, settings);
-        bool plain_from_now = false;
-        if (targets_in_phase_1 && !joint_targets_reached(island_rows, bodies, joint_velocity_tolerance)) {
-            // Redundant joint rows (a hinge made of two ball joints on a body whose spin is off its axis)
-            // cannot all reach curvature targets that disagree along their shared direction; such a solve
-            // returns impulses of the size of the regularisation's inverse. Solved again with J v = 0.
+        auto undo_phase_1 = [&] {
             for (std::size_t i = 0; i < island_rows.size(); ++i) {
                 Row& r = island_rows[i];
                 detail::apply_row_impulse(r, -r.lambda, bodies);
                 r.lambda = phase_1_lambda[i];
-                if (r.kind == RowKind::joint) r.target = 0;
             }
+            stats.residual = residual_before;
             ++stats.joint_target_rounds;
-            solve_island(island_rows, bodies, settings);
-            plain_from_now = true;
+        };
+        bool plain_from_now = false;
+        // A direct solve reaches consistent targets to round-off: a joint further off has redundant rows
+        // (checked and made reachable then, once per island until its rows are no longer redundant). An
+        // iterative solve leaves up to its tolerance, so only a joint further off than that is checked.
+        const double redundancy_tolerance = static_cast<int>(island_rows.size()) <= settings.direct_max_rows
+                                                ? velocity_tolerance
+                                                : joint_velocity_tolerance;
+        if (targets_in_phase_1 && !joint_targets_reached(island_rows, bodies, redundancy_tolerance)) {
+            bool reached = joint_targets_reached(island_rows, bodies, joint_velocity_tolerance);
+            if (!reachable && make_joint_targets_reachable(island_rows)) {
+                undo_phase_1();
+                reachable = true;
+                solve_island(island_rows, bodies, settings);
+                reached = joint_targets_reached(island_rows, bodies, joint_velocity_tolerance);
+            }
+            if (!reached) {  // the joints keep J v = 0
+                undo_phase_1();
+                for (Row& r : island_rows)
+                    if (r.kind == RowKind::joint) r.target = 0;
+                solve_island(island_rows, bodies, settings);
+                plain_from_now = true;
+            }
         }
 
         // Phase 2: restitution impulses e * lambda on the compressed contacts that approached fast enough.
@@ -491,24 +558,27 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         auto solve_joints_again = [&] {
             rows_to_solve_again();
             ++stats.joint_target_rounds;
+            const double residual_before_again = stats.residual;
             solve_island(recheck_rows, bodies, settings);
             const bool reached = joint_targets_reached(recheck_rows, bodies, joint_velocity_tolerance);
-            if (!reached)  // inconsistent targets: undo, the caller solves for J v = 0 instead
+            if (!reached) {  // inconsistent targets: undo, the caller solves for J v = 0 instead
                 for (const Row& r : recheck_rows) detail::apply_row_impulse(r, -r.lambda, bodies);
-            else
+                stats.residual = residual_before_again;
+            } else {
                 for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
                     if (island_rows[i].kind != RowKind::friction) {
                         if (island_rows[i].kind == RowKind::joint)
                             island_rows[i].lambda += recheck_rows[j].lambda;
                         ++j;
                     }
+            }
             return reached;
         };
         if (curved && !plain_from_now) {
             bool fits = true;
-            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance))
+            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable))
                 fits = solve_joints_again();
-            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
+            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable)) {
                 for (Row& r : island_rows)
                     if (r.kind == RowKind::joint) r.target = 0;
                 solve_joints_again();

@@ -68,6 +68,15 @@ struct Solver::Impl {
     // spins the solve left (exact mode; set_joint_targets).
     std::vector<std::uint8_t> joint_plain_steps;
     std::vector<std::uint8_t> joint_plain_steps_before;
+    // Per joint: its rows were redundant with others' (a hinge of two ball joints) when its island's targets
+    // were last made reachable; such islands get reachable targets from the start of a step.
+    std::vector<std::uint8_t> joint_redundant;
+    std::vector<std::uint8_t> joint_redundant_before;
+    std::vector<double> old_targets;             // set_joint_targets: the island's targets before
+    std::vector<std::uint32_t> joint_row_index;  // make_joint_targets_reachable: the island's joint rows
+    Eigen::MatrixXd joint_coupling;              // ... their A = J M^-1 J^T
+    Eigen::VectorXd joint_targets;
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> joint_decomposition;
     std::vector<double> phase_1_lambda;      // warm start of an island's phase 1
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
@@ -80,8 +89,14 @@ struct Solver::Impl {
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
     // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
     // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
+    // With `reachable`, the targets are made reachable first (make_joint_targets_reachable).
     bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
-                           double tolerance);
+                           double tolerance, bool reachable);
+    // Removes the part of the island's joint targets that no velocity can produce (redundant rows: the two
+    // ball joints of a hinge both fix the motion along its axis): targets <- A A^+ targets over the joint
+    // rows, A = J M^-1 J^T, whose range is the range of J. Records in joint_redundant whether the rows were
+    // redundant; true if they were (the targets changed).
+    bool make_joint_targets_reachable(std::span<detail::Row> island);
     // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
     // top of the velocities the island has now.
     void rows_to_solve_again();
