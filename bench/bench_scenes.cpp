@@ -783,28 +783,28 @@ int main(int argc, char** argv) {
 #endif
                 });
             }
-    if (has(scenes, "pendulum"))
+    // Joint energy scenes: the same two step sizes, simpulse against Bullet.
+    auto add_joint_energy_scene = [&](const std::string& name, Run (*ours)(double),
+                                      [[maybe_unused]] Run (*bullet)(double)) {
+        if (!has(scenes, name)) return;
         for (double dt : {1.0 / 60, 1.0 / 240}) {
             char label[64];
             std::snprintf(label, sizeof label, "dt 1/%g", std::round(1 / dt));
-            add_group({{"pendulum", label, "simpulse", [dt] { return simpulse_pendulum(dt); }, 1, 0}
+            add_group({{name, label, "simpulse", [ours, dt] { return ours(dt); }, 1, 0}
 #ifdef SIMPULSE_HAVE_BULLET
                        ,
-                       {"pendulum", label, "bullet", [dt] { return bullet_pendulum(dt); }, 1, 0}
+                       {name, label, "bullet", [bullet, dt] { return bullet(dt); }, 1, 0}
 #endif
             });
         }
-    if (has(scenes, "hinge"))
-        for (double dt : {1.0 / 60, 1.0 / 240}) {
-            char label[64];
-            std::snprintf(label, sizeof label, "dt 1/%g", std::round(1 / dt));
-            add_group({{"hinge", label, "simpulse", [dt] { return simpulse_hinge(dt); }, 1, 0}
+    };
 #ifdef SIMPULSE_HAVE_BULLET
-                       ,
-                       {"hinge", label, "bullet", [dt] { return bullet_hinge(dt); }, 1, 0}
+    add_joint_energy_scene("pendulum", simpulse_pendulum, bullet_pendulum);
+    add_joint_energy_scene("hinge", simpulse_hinge, bullet_hinge);
+#else
+    add_joint_energy_scene("pendulum", simpulse_pendulum, nullptr);
+    add_joint_energy_scene("hinge", simpulse_hinge, nullptr);
 #endif
-            });
-        }
     if (has(scenes, "s5"))
         add_group({{"s5", "flat height field", "simpulse", [] { return simpulse_s5(); }, 1, 0}
 #ifdef SIMPULSE_HAVE_BULLET
