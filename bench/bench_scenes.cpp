@@ -370,7 +370,27 @@ struct EnergyRecord {
     }
 };
 
-double pendulum_energy(const Vec3& position, const Vec3& velocity, const Vec3& angular_velocity) {
+// Energy of the body of a joint energy scene from its state, J.
+using EnergyOf = double (*)(const Quat& orientation, const Vec3& position, const Vec3& velocity,
+                            const Vec3& angular_velocity);
+
+// Steps a world for `seconds` and records the energy of one body after every step.
+Run record_energy(World& w, BodyId body, EnergyOf energy, double seconds, double dt) {
+    Run run;
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(seconds / dt));
+    for (int s = 0; s < steps; ++s) {
+        timed_step(w, dt, run);
+        const BodyState st = must(w.state(body));
+        record.energy.push_back(
+            energy(st.pose.orientation, st.pose.position, st.velocity, st.angular_velocity));
+    }
+    record.store(run, dt);
+    return run;
+}
+
+double pendulum_energy(const Quat&, const Vec3& position, const Vec3& velocity,
+                       const Vec3& angular_velocity) {
     const double inertia = 0.4 * kPendulumMass * kPendulumRadius * kPendulumRadius;
     return 0.5 * kPendulumMass * velocity.squaredNorm() + 0.5 * inertia * angular_velocity.squaredNorm() +
            kPendulumMass * 9.81 * position.z();
@@ -382,16 +402,7 @@ Run simpulse_pendulum(double dt) {
     d.mass = kPendulumMass;
     const BodyId ball = must(w.create_body(d));
     must(w.add_ball_joint({.body_a = ball, .body_b = {}, .anchor = Vec3::Zero()}));
-    Run run;
-    EnergyRecord record;
-    const int steps = static_cast<int>(std::lround(20 / dt));
-    for (int s = 0; s < steps; ++s) {
-        timed_step(w, dt, run);
-        const BodyState st = must(w.state(ball));
-        record.energy.push_back(pendulum_energy(st.pose.position, st.velocity, st.angular_velocity));
-    }
-    record.store(run, dt);
-    return run;
+    return record_energy(w, ball, pendulum_energy, 20, dt);
 }
 
 constexpr double kPlankMass = 2, kPlankArm = 0.6, kPlankTurn = std::numbers::pi / 6, kHingeHalfLength = 0.4;
@@ -415,17 +426,7 @@ Run simpulse_hinge(double dt) {
     const BodyId plank = must(w.create_body(d));
     for (const double x : {-kHingeHalfLength, kHingeHalfLength})
         must(w.add_ball_joint({.body_a = plank, .body_b = {}, .anchor = Vec3(x, 0, 0)}));
-    Run run;
-    EnergyRecord record;
-    const int steps = static_cast<int>(std::lround(10 / dt));
-    for (int s = 0; s < steps; ++s) {
-        timed_step(w, dt, run);
-        const BodyState st = must(w.state(plank));
-        record.energy.push_back(
-            plank_energy(st.pose.orientation, st.pose.position, st.velocity, st.angular_velocity));
-    }
-    record.store(run, dt);
-    return run;
+    return record_energy(w, plank, plank_energy, 10, dt);
 }
 
 // ---------------------------------------------------------------- Bullet scenes (mirror the anchor harness)
@@ -473,6 +474,11 @@ struct BulletWorld {
     }
     void ground(btScalar friction) {
         add(shape(new btStaticPlaneShape(btVector3(0, 0, 1), 0)), 0, btTransform::getIdentity(), friction, 0);
+    }
+    void add_point_joint(btRigidBody& body, const btVector3& pivot_in_body) {
+        auto* joint = new btPoint2PointConstraint(body, pivot_in_body);
+        constraints.emplace_back(joint);
+        world.addConstraint(joint, true);
     }
     void step(btScalar dt) {
         const double t0 = bench::thread_cpu_seconds();
@@ -589,24 +595,28 @@ Run bullet_s4(double ratio, double dt) {
     return w.run;
 }
 
+// Bullet's counterpart of record_energy.
+Run record_energy(BulletWorld& w, const btRigidBody& body, EnergyOf energy, double seconds, double dt) {
+    EnergyRecord record;
+    const int steps = static_cast<int>(std::lround(seconds / dt));
+    auto vec = [](const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); };
+    for (int k = 0; k < steps; ++k) {
+        w.step(btScalar(dt));
+        const btQuaternion q = body.getWorldTransform().getRotation();
+        record.energy.push_back(energy(Quat(q.w(), q.x(), q.y(), q.z()),
+                                       vec(body.getWorldTransform().getOrigin()),
+                                       vec(body.getLinearVelocity()), vec(body.getAngularVelocity())));
+    }
+    record.store(w.run, dt);
+    return w.run;
+}
+
 Run bullet_pendulum(double dt) {
     BulletWorld w(false);
     auto* ball = w.add(w.shape(new btSphereShape(btScalar(kPendulumRadius))), btScalar(kPendulumMass),
                        at(btVector3(btScalar(kPendulumLength), 0, 0)), 0, 0);
-    auto* joint = new btPoint2PointConstraint(*ball, btVector3(btScalar(-kPendulumLength), 0, 0));
-    w.constraints.emplace_back(joint);
-    w.world.addConstraint(joint, true);
-    EnergyRecord record;
-    const int steps = static_cast<int>(std::lround(20 / dt));
-    auto vec = [](const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); };
-    for (int k = 0; k < steps; ++k) {
-        w.step(btScalar(dt));
-        record.energy.push_back(pendulum_energy(vec(ball->getWorldTransform().getOrigin()),
-                                                vec(ball->getLinearVelocity()),
-                                                vec(ball->getAngularVelocity())));
-    }
-    record.store(w.run, dt);
-    return w.run;
+    w.add_point_joint(*ball, btVector3(btScalar(-kPendulumLength), 0, 0));
+    return record_energy(w, *ball, pendulum_energy, 20, dt);
 }
 
 Run bullet_hinge(double dt) {
@@ -616,25 +626,11 @@ Run bullet_hinge(double dt) {
         w.shape(new btBoxShape(btVector3(btScalar(kPlankHalfExtents.x()), btScalar(kPlankHalfExtents.y()),
                                          btScalar(kPlankHalfExtents.z())))),
         btScalar(kPlankMass), at(btVector3(0, btScalar(kPlankArm), 0), turn), 0, 0);
-    for (const double x : {-kHingeHalfLength, kHingeHalfLength}) {
-        // The pivot in the plank's frame: the anchor relative to its centre, turned back.
-        const btVector3 pivot = quatRotate(turn.inverse(), btVector3(btScalar(x), -btScalar(kPlankArm), 0));
-        auto* joint = new btPoint2PointConstraint(*plank, pivot);
-        w.constraints.emplace_back(joint);
-        w.world.addConstraint(joint, true);
-    }
-    EnergyRecord record;
-    const int steps = static_cast<int>(std::lround(10 / dt));
-    auto vec = [](const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); };
-    for (int k = 0; k < steps; ++k) {
-        w.step(btScalar(dt));
-        const btQuaternion q = plank->getWorldTransform().getRotation();
-        record.energy.push_back(
-            plank_energy(Quat(q.w(), q.x(), q.y(), q.z()), vec(plank->getWorldTransform().getOrigin()),
-                         vec(plank->getLinearVelocity()), vec(plank->getAngularVelocity())));
-    }
-    record.store(w.run, dt);
-    return w.run;
+    // The pivots in the plank's frame: the anchors relative to its centre, turned back.
+    for (const double x : {-kHingeHalfLength, kHingeHalfLength})
+        w.add_point_joint(*plank,
+                          quatRotate(turn.inverse(), btVector3(btScalar(x), -btScalar(kPlankArm), 0)));
+    return record_energy(w, *plank, plank_energy, 10, dt);
 }
 
 Run bullet_s5() {
