@@ -316,68 +316,148 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
 // keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
 // which the caller checks (solve_exact).
 bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                                     double tolerance, bool reachable) {
-    old_targets.resize(island.size());
-    for (std::size_t i = 0; i < island.size();) {
-        if (island[i].kind != RowKind::joint) {
-            ++i;
-            continue;
-        }
-        // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
-        // its curvature is computed once.
-        const std::uint32_t joint = island[i].source;
-        const detail::JointLevers& j = joint_levers[joint];
-        const Vec3 curvature =
-            arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
-        for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
-            old_targets[i] = island[i].target;
-            island[i].target = -island[i].dir.dot(curvature) / dt;
-        }
+                                     double tolerance) {
+    // The targets are compared with the curvature targets of the previous call on this island (or, on the
+    // first, with the rows' targets), not with targets made reachable since: the fit is a property of the
+    // curvature alone.
+    if (raw_targets.size() != island.size()) {
+        raw_targets.resize(island.size());
+        for (std::size_t i = 0; i < island.size(); ++i) raw_targets[i] = island[i].target;
     }
-    if (reachable) make_joint_targets_reachable(island);
-    // A joint's targets are compared as one vector, so that the fit does not depend on how the world's axes
-    // lie.
     bool misfit = false;
     for (std::size_t i = 0; i < island.size();) {
         if (island[i].kind != RowKind::joint) {
             ++i;
             continue;
         }
+        // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
+        // its curvature is computed once, and its targets are compared as one vector, so that the fit does
+        // not depend on how the world's axes lie.
         const std::uint32_t joint = island[i].source;
+        const detail::JointLevers& j = joint_levers[joint];
+        const Vec3 curvature =
+            arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
         Vec3 change = Vec3::Zero(), targets = Vec3::Zero();
         for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
-            change += (island[i].target - old_targets[i]) * island[i].dir;
-            targets += island[i].target * island[i].dir;
+            Row& r = island[i];
+            const double target = -r.dir.dot(curvature) / dt;
+            change += (target - raw_targets[i]) * r.dir;
+            targets += target * r.dir;
+            r.target = raw_targets[i] = target;
         }
         misfit = misfit || (change.norm() > tolerance && change.norm() > 0.5 * targets.norm());
     }
     return misfit;
 }
 
-bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island) {
+bool Solver::Impl::mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count) {
+    // The joint graph: one node per body a joint touches and one for the ground (static bodies and the fixed
+    // frame), one edge per joint (its three rows are consecutive).
+    const auto ground = static_cast<std::uint32_t>(body_count);
+    auto node = [&](std::uint32_t body) { return body == detail::kNoBody ? ground : body; };
+    cycle_edge_rows.clear();
+    graph_nodes.clear();
+    for (std::size_t i = 0; i < island.size(); ++i) {
+        const Row& r = island[i];
+        if (r.kind != RowKind::joint ||
+            (i > 0 && island[i - 1].kind == RowKind::joint && island[i - 1].source == r.source))
+            continue;
+        cycle_edge_rows.push_back(static_cast<std::uint32_t>(i));
+        graph_nodes.push_back(node(r.a));
+        graph_nodes.push_back(node(r.b));
+    }
+    edge_ends.assign(graph_nodes.begin(), graph_nodes.end());
+    std::sort(graph_nodes.begin(), graph_nodes.end());
+    graph_nodes.erase(std::unique(graph_nodes.begin(), graph_nodes.end()), graph_nodes.end());
+    for (std::uint32_t& end : edge_ends)
+        end = static_cast<std::uint32_t>(std::lower_bound(graph_nodes.begin(), graph_nodes.end(), end) -
+                                         graph_nodes.begin());
+    const std::size_t nodes = graph_nodes.size(), edges = cycle_edge_rows.size();
+    // Adjacency in compressed rows: (neighbour, edge) pairs.
+    adjacency_start.assign(nodes + 1, 0);
+    for (const std::uint32_t end : edge_ends) ++adjacency_start[end + 1];
+    for (std::size_t k = 0; k < nodes; ++k) adjacency_start[k + 1] += adjacency_start[k];
+    adjacency.resize(2 * edges);
+    dfs_cursor.assign(adjacency_start.begin(), adjacency_start.end() - 1);
+    for (std::uint32_t e = 0; e < edges; ++e) {
+        const std::uint32_t u = edge_ends[2 * e], v = edge_ends[2 * e + 1];
+        adjacency[dfs_cursor[u]++] = {v, e};
+        adjacency[dfs_cursor[v]++] = {u, e};
+    }
+    // Bridges by Tarjan's low-link depth-first search (iterative): a tree edge into v is a bridge when
+    // nothing below v reaches above it; every other edge lies on a cycle.
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    edge_on_cycle.assign(edges, 1);
+    discovery.assign(nodes, kNone);
+    low_link.assign(nodes, 0);
+    dfs_cursor.assign(adjacency_start.begin(), adjacency_start.end() - 1);
+    dfs_stack.clear();
+    std::uint32_t time = 0;
+    for (std::uint32_t root = 0; root < nodes; ++root) {
+        if (discovery[root] != kNone) continue;
+        discovery[root] = low_link[root] = time++;
+        dfs_stack.push_back({root, kNone});
+        while (!dfs_stack.empty()) {
+            const auto [v, via] = dfs_stack.back();
+            if (dfs_cursor[v] < adjacency_start[v + 1]) {
+                const auto [w, e] = adjacency[dfs_cursor[v]++];
+                if (e == via) continue;
+                if (discovery[w] == kNone) {
+                    discovery[w] = low_link[w] = time++;
+                    dfs_stack.push_back({w, e});
+                } else {
+                    low_link[v] = std::min(low_link[v], discovery[w]);
+                }
+                continue;
+            }
+            dfs_stack.pop_back();
+            if (dfs_stack.empty()) break;
+            const std::uint32_t parent = dfs_stack.back().first;
+            low_link[parent] = std::min(low_link[parent], low_link[v]);
+            if (low_link[v] > discovery[parent]) edge_on_cycle[via] = 0;
+        }
+    }
+    return std::find(edge_on_cycle.begin(), edge_on_cycle.end(), 1) != edge_on_cycle.end();
+}
+
+bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island,
+                                                std::span<const double> row_velocities) {
+    // The rows of joints on cycles (mark_joints_on_cycles): a bridge's rows can always be met by moving the
+    // part of the island beyond it, so only the cycles' rows decide what is reachable.
     joint_row_index.clear();
-    for (std::size_t i = 0; i < island.size(); ++i)
-        if (island[i].kind == RowKind::joint) joint_row_index.push_back(static_cast<std::uint32_t>(i));
+    for (std::size_t e = 0; e < cycle_edge_rows.size(); ++e)
+        if (edge_on_cycle[e])
+            for (std::uint32_t i = cycle_edge_rows[e];
+                 i < island.size() && island[i].kind == RowKind::joint &&
+                 island[i].source == island[cycle_edge_rows[e]].source;
+                 ++i)
+                joint_row_index.push_back(i);
     const auto n = static_cast<Eigen::Index>(joint_row_index.size());
     joint_coupling.resize(n, n);
-    joint_targets.resize(n);
+    joint_rhs.resize(n);
     for (Eigen::Index a = 0; a < n; ++a) {
-        const Row& row = island[joint_row_index[static_cast<std::size_t>(a)]];
-        joint_targets[a] = row.target;
+        const std::uint32_t i = joint_row_index[static_cast<std::size_t>(a)];
+        joint_rhs[a] = island[i].target - row_velocities[i];
         for (Eigen::Index b = 0; b <= a; ++b)
             joint_coupling(a, b) = joint_coupling(b, a) =
-                detail::coupling(row, island[joint_row_index[static_cast<std::size_t>(b)]]);
+                detail::coupling(island[i], island[joint_row_index[static_cast<std::size_t>(b)]]);
     }
-    // Directions whose A eigenvalue is below 1e-10 of the largest count as redundant: reaching a target there
-    // would take impulses 1e10 times those of the other rows.
-    joint_decomposition.setThreshold(1e-10);
+    // Directions whose pivot is below 1e-7 of the largest count as redundant: reaching a target there would
+    // take impulses 1e7 times those of the other rows. Two ball joints a distance L apart with a joint error
+    // e are redundant up to a pivot ratio of about (e / L)^2, so the threshold holds for errors up to 0.03 %
+    // of L (seen: 6.4e-10 after a bounce left a hinge 0.17 mm open).
+    joint_decomposition.setThreshold(1e-7);
     joint_decomposition.compute(joint_coupling);
     const bool redundant = joint_decomposition.rank() < n;
     for (const std::uint32_t i : joint_row_index) joint_redundant[island[i].source] = redundant;
     if (!redundant) return false;
-    joint_targets = joint_coupling * joint_decomposition.solve(joint_targets);
-    for (Eigen::Index a = 0; a < n; ++a)
-        island[joint_row_index[static_cast<std::size_t>(a)]].target = joint_targets[a];
+    // The right-hand side, not the targets alone: with a joint error the rows are only nearly redundant and
+    // J v has a part along the dropped directions too.
+    joint_rhs = joint_coupling * joint_decomposition.solve(joint_rhs);
+    for (Eigen::Index a = 0; a < n; ++a) {
+        const std::uint32_t i = joint_row_index[static_cast<std::size_t>(a)];
+        island[i].target = joint_rhs[a] + row_velocities[i];
+    }
     return true;
 }
 
@@ -454,12 +534,16 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         // Redundant joint rows (a hinge made of two ball joints) cannot all reach curvature targets that
         // disagree along their shared direction (on a body whose spin is off the hinge's axis, or on two
         // turning bodies); a solve for such targets returns impulses of the size of the regularisation's
-        // inverse. Islands found redundant before get reachable targets from the start.
-        bool reachable = jointed && std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
+        // inverse. Only joints on a cycle (two joints between the same bodies, a loop) can be redundant.
+        // Islands found redundant before get reachable targets from the start.
+        const bool cyclic = jointed && mark_joints_on_cycles(island_rows, bodies.size());
+        bool reachable = cyclic && std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
                              return r.kind == RowKind::joint && joint_redundant[r.source];
                          });
+        raw_targets.clear();
         if (targets_in_phase_1) {
-            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable);
+            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance);
+            if (reachable) reachable = make_joint_targets_reachable(island_rows, approach);
             phase_1_lambda.resize(island_rows.size());
             for (std::size_t i = 0; i < island_rows.size(); ++i) phase_1_lambda[i] = island_rows[i].lambda;
         }
@@ -476,15 +560,16 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             ++stats.joint_target_rounds;
         };
         bool plain_from_now = false;
-        // A direct solve reaches consistent targets to round-off: a joint further off has redundant rows
-        // (checked and made reachable then, once per island until its rows are no longer redundant). An
-        // iterative solve leaves up to its tolerance, so only a joint further off than that is checked.
+        // A direct solve reaches consistent targets to round-off: a joint further off in a cyclic island has
+        // redundant rows (checked and made reachable then, and from then on while its rows stay redundant).
+        // An iterative solve leaves up to its tolerance, so only a joint further off than that is checked.
         const double redundancy_tolerance = static_cast<int>(island_rows.size()) <= settings.direct_max_rows
                                                 ? velocity_tolerance
                                                 : joint_velocity_tolerance;
         if (targets_in_phase_1 && !joint_targets_reached(island_rows, bodies, redundancy_tolerance)) {
             bool reached = joint_targets_reached(island_rows, bodies, joint_velocity_tolerance);
-            if (!reachable && make_joint_targets_reachable(island_rows)) {
+            // approach[] holds the velocities the solve started from.
+            if (cyclic && !reachable && make_joint_targets_reachable(island_rows, approach)) {
                 undo_phase_1();
                 reachable = true;
                 solve_island(island_rows, bodies, settings);
@@ -576,9 +661,16 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         };
         if (curved && !plain_from_now) {
             bool fits = true;
-            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable))
+            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
+                if (cyclic) {  // the solve starts from the velocities the island has now
+                    current_row_velocities.resize(island_rows.size());
+                    for (std::size_t i = 0; i < island_rows.size(); ++i)
+                        current_row_velocities[i] = detail::row_velocity(island_rows[i], bodies);
+                    make_joint_targets_reachable(island_rows, current_row_velocities);
+                }
                 fits = solve_joints_again();
-            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance, reachable)) {
+            }
+            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
                 for (Row& r : island_rows)
                     if (r.kind == RowKind::joint) r.target = 0;
                 solve_joints_again();

@@ -72,10 +72,20 @@ struct Solver::Impl {
     // were last made reachable; such islands get reachable targets from the start of a step.
     std::vector<std::uint8_t> joint_redundant;
     std::vector<std::uint8_t> joint_redundant_before;
-    std::vector<double> old_targets;             // set_joint_targets: the island's targets before
-    std::vector<std::uint32_t> joint_row_index;  // make_joint_targets_reachable: the island's joint rows
+    std::vector<double> raw_targets;  // set_joint_targets: the island's curvature targets
+    // mark_joints_on_cycles: the island's joint graph (one edge per joint) and its bridges.
+    std::vector<std::uint32_t> cycle_edge_rows;  // first island row of each edge's joint
+    std::vector<std::uint32_t> graph_nodes;      // body index (or the ground) of each node, sorted
+    std::vector<std::uint32_t> edge_ends;        // two node ids per edge
+    std::vector<std::uint32_t> adjacency_start;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> adjacency;  // (neighbour node, edge)
+    std::vector<std::uint32_t> dfs_cursor, discovery, low_link;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> dfs_stack;  // (node, edge it was reached by)
+    std::vector<std::uint8_t> edge_on_cycle;
+    std::vector<double> current_row_velocities;  // the island's row velocities before a further solve
+    std::vector<std::uint32_t> joint_row_index;  // make_joint_targets_reachable: the joint rows on cycles
     Eigen::MatrixXd joint_coupling;              // ... their A = J M^-1 J^T
-    Eigen::VectorXd joint_targets;
+    Eigen::VectorXd joint_rhs;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> joint_decomposition;
     std::vector<double> phase_1_lambda;      // warm start of an island's phase 1
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
@@ -89,14 +99,18 @@ struct Solver::Impl {
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
     // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
     // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
-    // With `reachable`, the targets are made reachable first (make_joint_targets_reachable).
     bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
-                           double tolerance, bool reachable);
-    // Removes the part of the island's joint targets that no velocity can produce (redundant rows: the two
-    // ball joints of a hinge both fix the motion along its axis): targets <- A A^+ targets over the joint
-    // rows, A = J M^-1 J^T, whose range is the range of J. Records in joint_redundant whether the rows were
-    // redundant; true if they were (the targets changed).
-    bool make_joint_targets_reachable(std::span<detail::Row> island);
+                           double tolerance);
+    // Finds the island's joints that lie on a cycle of the graph of bodies and the ground (all static bodies
+    // and the fixed frame are one node; two joints between the same bodies form a cycle): only their rows can
+    // be redundant. True if there are any. Fills edge_on_cycle for make_joint_targets_reachable.
+    bool mark_joints_on_cycles(std::span<const detail::Row> island, std::size_t body_count);
+    // Removes the part of the island's joint rows' right-hand sides (target - J v, with J v from
+    // `row_velocities`, the velocities the next solve starts from) that no impulse can produce (redundant
+    // rows: the two ball joints of a hinge both fix the motion along its axis): rhs <- A A^+ rhs over the
+    // joint rows, A = J M^-1 J^T, whose range is the range of J. Records in joint_redundant whether the rows
+    // were redundant; true if they were (the targets changed).
+    bool make_joint_targets_reachable(std::span<detail::Row> island, std::span<const double> row_velocities);
     // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
     // top of the velocities the island has now.
     void rows_to_solve_again();
