@@ -290,6 +290,34 @@ TEST(ContactDynamics, HingeOfTwoBallJointsKeepsItsEnergy) {
     }
 }
 
+// Two planks (2 kg and 1 kg, turned off the world axes) on a hinge of two ball joints 0.8 m apart along x
+// through `hinge`, 0.6 m and 0.5 m to either side of it; the first spins at (0.3, -0.2, 0.5) rad/s.
+void add_hinged_planks(DynamicsWorld& w, const Vec3& hinge, const Vec3& velocity_a, const Vec3& velocity_b,
+                       const Vec3& spin_b) {
+    BodyDesc d;
+    d.shape = make_box(Vec3(0.3, 0.05, 0.5));
+    d.mass = 2;
+    d.pose.position = hinge + Vec3(0, 0.6, 0);
+    d.pose.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
+    d.velocity = velocity_a;
+    d.angular_velocity = Vec3(0.3, -0.2, 0.5);
+    const BodyId a = w.create_body(d);
+    d.shape = make_box(Vec3(0.4, 0.05, 0.3));
+    d.mass = 1;
+    d.pose.position = hinge + Vec3(0, -0.5, 0);
+    d.pose.orientation = Quat(Eigen::AngleAxisd(-0.5, Vec3::UnitY()));
+    d.velocity = velocity_b;
+    d.angular_velocity = spin_b;
+    const BodyId b = w.create_body(d);
+    for (const double x : {-0.4, 0.4}) {
+        BallJointDesc j;
+        j.body_a = a;
+        j.body_b = b;
+        j.anchor = hinge + Vec3(x, 0, 0);
+        w.add_ball_joint(j);
+    }
+}
+
 // Two free bodies on a hinge of two ball joints, without gravity, spinning about three axes: both bodies
 // turn, so their anchors' curvature targets disagree along the hinge axis at every step. Kinetic energy and
 // angular momentum are conserved up to the discretisation: measured over 10 s at 60 Hz, -2.4 % of the energy
@@ -299,27 +327,7 @@ TEST(ContactDynamics, FreeHingedPairKeepsEnergyAndAngularMomentum) {
     WorldSettings ws;
     ws.gravity = Vec3::Zero();
     DynamicsWorld w(ws);
-    BodyDesc d;
-    d.shape = make_box(Vec3(0.3, 0.05, 0.5));
-    d.mass = 2;
-    d.pose.position = Vec3(0, 0.6, 0);
-    d.pose.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
-    d.velocity = Vec3(0, 0, 1);
-    d.angular_velocity = Vec3(0.3, -0.2, 0.5);
-    const BodyId a = w.create_body(d);
-    d.shape = make_box(Vec3(0.4, 0.05, 0.3));
-    d.mass = 1;
-    d.pose.position = Vec3(0, -0.5, 0);
-    d.pose.orientation = Quat(Eigen::AngleAxisd(-0.5, Vec3::UnitY()));
-    d.velocity = Vec3(0, 0, -2);
-    const BodyId b = w.create_body(d);
-    for (const double x : {-0.4, 0.4}) {
-        BallJointDesc j;
-        j.body_a = a;
-        j.body_b = b;
-        j.anchor = Vec3(x, 0, 0);
-        w.add_ball_joint(j);
-    }
+    add_hinged_planks(w, Vec3::Zero(), Vec3(0, 0, 1), Vec3(0, 0, -2), Vec3(0.3, -0.2, 0.5));
     auto kinetic = [&] { return w.energy().kinetic; };
     auto momentum = [&] { return w.angular_momentum(); };
     const double dt = 1.0 / 60;
@@ -353,27 +361,7 @@ TEST(ContactDynamics, HingedPairBouncingOnTheGroundSolvesItsJoints) {
     DynamicsWorld w(ws);
     w.materials().set(0, Material{0.0, 0.5, 1000});
     add_ground(w);
-    BodyDesc d;
-    d.shape = make_box(Vec3(0.3, 0.05, 0.5));
-    d.mass = 2;
-    d.pose.position = Vec3(0, 0.6, 1.5);
-    d.pose.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
-    d.angular_velocity = Vec3(0.3, -0.2, 0.5);
-    const BodyId a = w.create_body(d);
-    d.shape = make_box(Vec3(0.4, 0.05, 0.3));
-    d.mass = 1;
-    d.pose.position = Vec3(0, -0.5, 1.5);
-    d.pose.orientation = Quat(Eigen::AngleAxisd(-0.5, Vec3::UnitY()));
-    d.angular_velocity = Vec3::Zero();
-    d.velocity = Vec3(0, 0, -1);
-    const BodyId b = w.create_body(d);
-    for (const double x : {-0.4, 0.4}) {
-        BallJointDesc j;
-        j.body_a = a;
-        j.body_b = b;
-        j.anchor = Vec3(x, 0, 1.5);
-        w.add_ball_joint(j);
-    }
+    add_hinged_planks(w, Vec3(0, 0, 1.5), Vec3::Zero(), Vec3(0, 0, -1), Vec3::Zero());
     auto total = [&] { return w.energy().kinetic + w.energy().potential; };
     const double start = total();
     double worst_residual = 0, highest = start;
