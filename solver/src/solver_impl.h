@@ -108,8 +108,9 @@ struct Solver::Impl {
     // Removes the part of the island's joint rows' right-hand sides (target - J v, with J v from
     // `row_velocities`, the velocities the next solve starts from) that no impulse can produce (redundant
     // rows: the two ball joints of a hinge both fix the motion along its axis): rhs <- A A^+ rhs over the
-    // joint rows, A = J M^-1 J^T, whose range is the range of J. Records in joint_redundant whether the rows
-    // were redundant; true if they were (the targets changed).
+    // rows of the joints on cycles (mark_joints_on_cycles, called before for this island), A = J M^-1 J^T,
+    // whose range is the range of J. Records in joint_redundant whether the rows were redundant; true if they
+    // were (the targets changed).
     bool make_joint_targets_reachable(std::span<detail::Row> island, std::span<const double> row_velocities);
     // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
     // top of the velocities the island has now.
