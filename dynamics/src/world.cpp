@@ -443,8 +443,10 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
     sync_solver_bodies(false);
     // A jointed body would turn too far for the position projection's linearisation, or an impact was
     // resolved across too wide a gap: retry with a shorter step.
-    const bool impact_too_early =
-        settings_.max_impact_gap > 0 && solver_.stats().impact_gap > settings_.max_impact_gap;
+    const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap
+                                : joint_rows_.empty()        ? 0.0
+                                                             : kJointedImpactGap;
+    const bool impact_too_early = impact_limit > 0 && solver_.stats().impact_gap > impact_limit;
     if (may_reject &&
         (impact_too_early || fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation)) {
         solver_.discard_last_solve();
