@@ -39,7 +39,7 @@ Status validate(const WorldSettings& s) {
     if (!(s.max_joint_rotation > 0) || !std::isfinite(s.max_joint_rotation))
         return Error{"max_joint_rotation must be > 0 (rad)"};
     if (!(s.max_impact_gap >= 0) || !std::isfinite(s.max_impact_gap))
-        return Error{"max_impact_gap must be >= 0 (0 disables splitting steps at impacts)"};
+        return Error{"max_impact_gap must be >= 0 (m; 0: the default, 1 mm in worlds with joints, else off)"};
     if (s.max_substeps < 1 || s.max_substeps > 1024) return Error{"max_substeps must be from 1 to 1024"};
     if (!(s.sleep_speed > 0) || !std::isfinite(s.sleep_speed) || !(s.sleep_time > 0) ||
         !std::isfinite(s.sleep_time))
