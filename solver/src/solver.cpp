@@ -471,11 +471,13 @@ void Solver::Impl::rows_to_solve_again() {
     }
 }
 
-bool Solver::Impl::joint_targets_reached(std::span<const Row> island, std::span<const SolverBody> bodies,
-                                         double tolerance) const {
-    return std::all_of(island.begin(), island.end(), [&](const Row& r) {
-        return r.kind != RowKind::joint || std::abs(detail::row_velocity(r, bodies) - r.target) <= tolerance;
-    });
+double Solver::Impl::joint_target_miss(std::span<const Row> island,
+                                       std::span<const SolverBody> bodies) const {
+    double miss = 0;
+    for (const Row& r : island)
+        if (r.kind == RowKind::joint)
+            miss = std::max(miss, std::abs(detail::row_velocity(r, bodies) - r.target));
+    return miss;
 }
 
 void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -536,10 +538,18 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         // turning bodies); a solve for such targets returns impulses of the size of the regularisation's
         // inverse. Only joints on a cycle (two joints between the same bodies, a loop) can be redundant.
         // Islands found redundant before get reachable targets from the start.
-        const bool cyclic = jointed && mark_joints_on_cycles(island_rows, bodies.size());
-        bool reachable = cyclic && std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
-                             return r.kind == RowKind::joint && joint_redundant[r.source];
-                         });
+        // The joint graph's cycles are found when first needed (most jointed islands are trees, and most
+        // steps need no check).
+        int cycles = -1;  // unknown
+        auto cyclic = [&] {
+            if (cycles < 0) cycles = jointed && mark_joints_on_cycles(island_rows, bodies.size());
+            return cycles == 1;
+        };
+        bool reachable = std::any_of(island_rows.begin(), island_rows.end(),
+                                     [&](const Row& r) {
+                                         return r.kind == RowKind::joint && joint_redundant[r.source];
+                                     }) &&
+                         cyclic();
         raw_targets.clear();
         if (targets_in_phase_1) {
             set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance);
@@ -566,14 +576,15 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         const double redundancy_tolerance = static_cast<int>(island_rows.size()) <= settings.direct_max_rows
                                                 ? velocity_tolerance
                                                 : joint_velocity_tolerance;
-        if (targets_in_phase_1 && !joint_targets_reached(island_rows, bodies, redundancy_tolerance)) {
-            bool reached = joint_targets_reached(island_rows, bodies, joint_velocity_tolerance);
+        const double miss = targets_in_phase_1 ? joint_target_miss(island_rows, bodies) : 0.0;
+        if (miss > redundancy_tolerance) {
+            bool reached = miss <= joint_velocity_tolerance;
             // approach[] holds the velocities the solve started from.
-            if (cyclic && !reachable && make_joint_targets_reachable(island_rows, approach)) {
+            if (!reachable && cyclic() && make_joint_targets_reachable(island_rows, approach)) {
                 undo_phase_1();
                 reachable = true;
                 solve_island(island_rows, bodies, settings);
-                reached = joint_targets_reached(island_rows, bodies, joint_velocity_tolerance);
+                reached = joint_target_miss(island_rows, bodies) <= joint_velocity_tolerance;
             }
             if (!reached) {  // the joints keep J v = 0
                 undo_phase_1();
@@ -645,7 +656,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             ++stats.joint_target_rounds;
             const double residual_before_again = stats.residual;
             solve_island(recheck_rows, bodies, settings);
-            const bool reached = joint_targets_reached(recheck_rows, bodies, joint_velocity_tolerance);
+            const bool reached = joint_target_miss(recheck_rows, bodies) <= joint_velocity_tolerance;
             if (!reached) {  // inconsistent targets: undo, the caller solves for J v = 0 instead
                 for (const Row& r : recheck_rows) detail::apply_row_impulse(r, -r.lambda, bodies);
                 stats.residual = residual_before_again;
@@ -662,7 +673,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
         if (curved && !plain_from_now) {
             bool fits = true;
             if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
-                if (cyclic) {  // the solve starts from the velocities the island has now
+                if (cyclic()) {  // the solve starts from the velocities the island has now
                     current_row_velocities.resize(island_rows.size());
                     for (std::size_t i = 0; i < island_rows.size(); ++i)
                         current_row_velocities[i] = detail::row_velocity(island_rows[i], bodies);

@@ -115,9 +115,8 @@ struct Solver::Impl {
     // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
     // top of the velocities the island has now.
     void rows_to_solve_again();
-    // True if every joint row's velocity is within `tolerance` of its target.
-    bool joint_targets_reached(std::span<const detail::Row> island, std::span<const SolverBody> bodies,
-                               double tolerance) const;
+    // Largest distance of a joint row's velocity from its target, m/s.
+    double joint_target_miss(std::span<const detail::Row> island, std::span<const SolverBody> bodies) const;
     void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                       std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
