@@ -81,8 +81,8 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
                              int max_iterations, int dense_max_rows, bool give_up = false);
 
 // Convex-QP active-set fallback (friction bounds fixed, updated in an outer loop) on the dense A and base
-// velocities q of the island, as assembled by solve_blcp_direct. Velocities must not contain the island's
-// impulses.
+// velocities q of the island, as assembled by solve_blcp_direct (it passes ws.dense and ws.q: the method
+// leaves both alone and uses the rest of ws as scratch). Velocities must not contain the island's impulses.
 BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                                     const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer);
 

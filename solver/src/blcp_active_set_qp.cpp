@@ -84,12 +84,14 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                         ws.reduced(r, c) = a(ws.free_rows[static_cast<std::size_t>(r)],
                                              ws.free_rows[static_cast<std::size_t>(c)]);
                 }
-                Eigen::MatrixXd regularized = ws.reduced;
-                regularized.diagonal().array() += eps;
-                const Eigen::LDLT<Eigen::MatrixXd> factor(regularized);
-                ws.x = factor.solve(ws.rhs);
-                for (int refinement = 0; refinement < 3; ++refinement)
-                    ws.x += factor.solve(ws.rhs - ws.reduced * ws.x);
+                ws.regularized = ws.reduced;
+                ws.regularized.diagonal().array() += eps;
+                ws.ldlt.compute(ws.regularized);
+                ws.x = ws.ldlt.solve(ws.rhs);
+                for (int refinement = 0; refinement < 3; ++refinement) {
+                    ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
+                    ws.x += ws.ldlt.solve(ws.residual_vector);
+                }
                 for (Eigen::Index r = 0; r < m; ++r)
                     step[ws.free_rows[static_cast<std::size_t>(r)]] = ws.x[r];
             }
@@ -118,7 +120,8 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
             double alpha = 1.0;
             if (ray) {
                 const double slope = gradient.dot(step);
-                const double curvature = step.dot(a * step);
+                ws.w.noalias() = a * step;  // scratch here: ws.w is only the result's velocity at the end
+                const double curvature = step.dot(ws.w);
                 if (!(slope < 0)) {  // no descent along it: lambda is a minimiser on the working set
                     at_minimiser = true;
                     continue;

@@ -351,11 +351,9 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
 
     if (!result.converged && dense && !give_up) {
         // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
-        const Eigen::MatrixXd a = ws.dense;
-        const Eigen::VectorXd q = ws.q;
         for (Row& r : rows)
             if (r.kind == RowKind::normal) r.lambda = std::max(0.0, r.lambda);
-        BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, a, q, 20);
+        BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, ws.dense, ws.q, 20);
         qp.iterations += result.iterations;
         qp.pivots += result.pivots;
         return qp;
