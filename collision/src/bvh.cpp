@@ -23,6 +23,21 @@ int ceil_log2(std::uint32_t n) {
     return n <= 1 ? 0 : std::bit_width(n - 1);
 }
 
+// Centre of a box that cannot overflow (0.5 * (min + max) is infinite for boxes near the double range). A box
+// without a finite centre (empty, or reaching infinity on both sides) is parked at the origin.
+Vec3 safe_center(const Aabb& box) {
+    const Vec3 c = 0.5 * box.min + 0.5 * box.max;
+    return box.empty() || !c.allFinite() ? Vec3::Zero() : c;
+}
+
+// SAH bin of a centroid coordinate, clamped to the bins: the scale of an extent of a few denormals is
+// infinite, and (c - lo) * scale is then NaN, which must not become an index.
+int bin_of(double coordinate, double lo, double scale) {
+    const double t = (coordinate - lo) * scale;
+    if (!(t > 0)) return 0;
+    return t >= kBins - 1 ? kBins - 1 : static_cast<int>(t);
+}
+
 }  // namespace
 
 Bvh build_bvh(std::span<const Aabb> boxes) {
@@ -36,8 +51,8 @@ Bvh build_bvh(std::span<const Aabb> boxes) {
     for (std::int32_t i = 0; i < n; ++i) {
         bvh.items[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
         const Aabb& b = boxes[static_cast<std::size_t>(i)];
-        // An empty box has no centre; park it at the origin (it overlaps nothing, wherever it sits).
-        centers[static_cast<std::size_t>(i)] = b.empty() ? Vec3::Zero() : b.center();
+        // An empty box overlaps nothing, wherever its centre is parked.
+        centers[static_cast<std::size_t>(i)] = safe_center(b);
     }
     bvh.nodes.reserve(2 * boxes.size() - 1);
     bvh.nodes.push_back({});
@@ -72,13 +87,12 @@ Bvh build_bvh(std::span<const Aabb> boxes) {
         const Vec3 extent = centroid_box.max - centroid_box.min;
         if (task.depth < sah_depth_limit) {
             for (int axis = 0; axis < 3; ++axis) {
-                if (!(extent[axis] > 0)) continue;
+                if (!(extent[axis] > 0) || !std::isfinite(extent[axis])) continue;
                 const double scale = kBins / extent[axis];
                 std::array<Aabb, kBins> bin_box;
                 std::array<std::int32_t, kBins> bin_count{};
                 for (std::int32_t k = task.begin; k < task.end; ++k) {
-                    const int b = std::min(
-                        kBins - 1, static_cast<int>((item_center(k)[axis] - centroid_box.min[axis]) * scale));
+                    const int b = bin_of(item_center(k)[axis], centroid_box.min[axis], scale);
                     bin_box[static_cast<std::size_t>(b)].grow(boxes[bvh.items[static_cast<std::size_t>(k)]]);
                     ++bin_count[static_cast<std::size_t>(b)];
                 }
@@ -115,15 +129,10 @@ Bvh build_bvh(std::span<const Aabb> boxes) {
             const double scale = kBins / extent[best_axis];
             const double lo = centroid_box.min[best_axis];
             // Same bin formula as above, so the partition matches the evaluated split exactly.
-            mid = static_cast<std::int32_t>(
-                std::stable_partition(first, last,
-                                      [&](std::uint32_t item) {
-                                          const int b = std::min(
-                                              kBins - 1,
-                                              static_cast<int>((centers[item][best_axis] - lo) * scale));
-                                          return b <= best_bin;
-                                      }) -
-                bvh.items.data());
+            const auto goes_left = [&](std::uint32_t item) {
+                return bin_of(centers[item][best_axis], lo, scale) <= best_bin;
+            };
+            mid = static_cast<std::int32_t>(std::stable_partition(first, last, goes_left) - bvh.items.data());
         } else {
             // Coincident centroids or the depth guard: object median along the widest centroid axis.
             int axis = 0;

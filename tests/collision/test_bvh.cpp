@@ -115,6 +115,26 @@ TEST(Bvh, EmptyAndCoincidentInputs) {
     EXPECT_EQ(got.size(), 500u);
 }
 
+TEST(Bvh, BoxesAtTheEdgesOfTheDoubleRange) {
+    // Centres computed as 0.5 * (min + max) overflowed to infinity near 1e308, and an extent of a few
+    // denormals made the bin scale infinite; either way a NaN bin index crashed the build (a triangle mesh
+    // or compound with a vertex or child at 1e308 took `simpulse validate` down with SIGSEGV).
+    const std::vector<std::vector<Aabb>> cases = {
+        {Aabb{Vec3::Zero(), Vec3::Ones()}, Aabb{Vec3::Constant(1e308), Vec3::Constant(1.1e308)}},
+        {Aabb{Vec3::Constant(-1.5e308), Vec3::Constant(-1e308)},
+         Aabb{Vec3::Constant(1e308), Vec3::Constant(1.5e308)}, Aabb{Vec3::Zero(), Vec3::Ones()}},
+        {Aabb{Vec3::Zero(), Vec3::Zero()}, Aabb{Vec3::Constant(1e-320), Vec3::Constant(1e-320)},
+         Aabb{Vec3::Constant(2e-320), Vec3::Constant(2e-320)}},
+    };
+    for (const std::vector<Aabb>& boxes : cases) {
+        const Bvh bvh = build_bvh(boxes);
+        EXPECT_LE(check_structure(bvh, boxes), kBvhMaxDepth - 1);
+        std::vector<std::uint32_t> got;
+        bvh_query(bvh, boxes.back(), got);
+        EXPECT_NE(std::find(got.begin(), got.end(), boxes.size() - 1), got.end());
+    }
+}
+
 TEST(Bvh, DepthStaysBoundedOnExponentiallySpacedBoxes) {
     // Centres at 1.05^i: every SAH split peels off one item, so only the median fallback keeps depth <= 63.
     std::vector<Aabb> boxes;
