@@ -33,6 +33,57 @@ std::pair<std::uint32_t, std::uint32_t> ordered(std::uint32_t a, std::uint32_t b
     return a < b ? std::pair{a, b} : std::pair{b, a};
 }
 
+// A shape far too small or too large for its density or mass under- or overflows its mass or inertia (a
+// sphere of radius 1e-110 has no volume in doubles, one of 1e105 an infinite one); such a body would only
+// spread NaN through the step, so it is refused with the figures.
+void require_usable_mass(const MassProperties& mp) {
+    const bool usable = std::isfinite(mp.mass) && mp.mass > 0 && std::isfinite(1.0 / mp.mass) &&
+                        mp.center_of_mass.allFinite() && mp.inertia.allFinite() &&
+                        mp.inertia.diagonal().minCoeff() > 0 && mp.inertia.inverse().allFinite();
+    if (usable) return;
+    std::ostringstream msg;
+    msg.precision(6);
+    msg << "body mass properties are out of the double range (mass " << mp.mass << " kg, inertia diagonal "
+        << mp.inertia(0, 0) << ", " << mp.inertia(1, 1) << ", " << mp.inertia(2, 2)
+        << " kg m^2): the shape is too small or too large for its density or mass";
+    throw std::invalid_argument(msg.str());
+}
+
+// A new body's state from its description (mass properties, placement, bounds), without a slot or proxy yet.
+Body body_from(const BodyDesc& desc, double contact_margin) {
+    Body b;
+    b.shape = desc.shape;
+    b.material = desc.material;
+    b.user_data = desc.user_data;
+    b.is_static = desc.is_static;
+    b.orientation = desc.pose.orientation.normalized();
+    if (!desc.is_static) {
+        require(desc.density > 0 && std::isfinite(desc.density), "body density must be positive");
+        MassProperties mp = compute_mass_properties(*desc.shape, desc.density);
+        if (desc.mass) {
+            require(*desc.mass > 0 && std::isfinite(*desc.mass), "body mass must be positive");
+            mp = with_mass(mp, *desc.mass);
+        }
+        require_usable_mass(mp);
+        b.mass = mp.mass;
+        b.inverse_mass = 1.0 / mp.mass;
+        b.inertia_local = mp.inertia;
+        b.inverse_inertia_local = mp.inertia.inverse();
+        b.local_center_of_mass = mp.center_of_mass;
+        b.velocity = desc.velocity;
+        b.angular_velocity = desc.angular_velocity;
+        const Aabb local = compute_aabb(*b.shape, Pose{});
+        const Vec3 reach = (local.max - b.local_center_of_mass)
+                               .cwiseAbs()
+                               .cwiseMax((local.min - b.local_center_of_mass).cwiseAbs());
+        b.bounding_radius = reach.norm();
+    }
+    b.com_position = desc.pose.position + b.orientation * b.local_center_of_mass;
+    b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+    b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * contact_margin);
+    return b;
+}
+
 }  // namespace
 
 DynamicsWorld::DynamicsWorld(const WorldSettings& settings)
@@ -48,46 +99,21 @@ BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
     const ShapeType type = desc.shape->type();
     require(desc.is_static || !is_static_only(type), "plane, mesh and height field shapes must be static");
 
+    // Everything that can fail happens before a slot is taken: a failed call leaves the world as it was.
+    Body body = body_from(desc, settings_.contact_margin);
     const std::uint32_t slot = allocate(bodies_, free_bodies_);
-    Body& b = bodies_[slot];
-    const std::uint32_t generation = b.generation + 1;
-    b = Body{};
-    b.generation = generation;
-    b.alive = true;
-    b.shape = desc.shape;
-    b.material = desc.material;
-    b.user_data = desc.user_data;
-    b.is_static = desc.is_static;
-    b.creation_order = next_creation_order_++;
-    b.orientation = desc.pose.orientation.normalized();
-    if (!desc.is_static) {
-        require(desc.density > 0 && std::isfinite(desc.density), "body density must be positive");
-        MassProperties mp = compute_mass_properties(*desc.shape, desc.density);
-        if (desc.mass) {
-            require(*desc.mass > 0 && std::isfinite(*desc.mass), "body mass must be positive");
-            mp = with_mass(mp, *desc.mass);
-        }
-        b.mass = mp.mass;
-        b.inverse_mass = 1.0 / mp.mass;
-        b.inertia_local = mp.inertia;
-        b.inverse_inertia_local = mp.inertia.inverse();
-        b.local_center_of_mass = mp.center_of_mass;
-        b.velocity = desc.velocity;
-        b.angular_velocity = desc.angular_velocity;
+    try {
+        body.proxy = broad_phase_.add(body.bounds, slot, body.is_static);
+    } catch (...) {
+        free_bodies_.push_back(slot);
+        throw;
     }
-    b.com_position = desc.pose.position + b.orientation * b.local_center_of_mass;
-    if (!b.is_static) {
-        const Aabb local = compute_aabb(*b.shape, Pose{});
-        const Vec3 reach = (local.max - b.local_center_of_mass)
-                               .cwiseAbs()
-                               .cwiseMax((local.min - b.local_center_of_mass).cwiseAbs());
-        b.bounding_radius = reach.norm();
-    }
-    b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
-    b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin);
-    b.proxy = broad_phase_.add(b.bounds, slot, b.is_static);
+    body.generation = bodies_[slot].generation + 1;
+    body.alive = true;
+    body.creation_order = next_creation_order_++;
+    bodies_[slot] = std::move(body);
     ++body_count_;
-    return {slot, generation};
+    return {slot, bodies_[slot].generation};
 }
 
 void DynamicsWorld::destroy_body(BodyId id) {

@@ -37,8 +37,12 @@ struct Options {
     std::string scene;
     std::string out;
     std::string trajectory;
-    std::string duration;  // parsed here rather than by CLI11, for messages in the scene errors' style
+    // Parsed here rather than by CLI11, for messages in the scene errors' style. Given: the flag was on the
+    // command line, perhaps with an empty value (which is an error, not the scene's value).
+    std::string duration;
     std::string dt;
+    bool duration_given = false;
+    bool dt_given = false;
     std::vector<std::string> sets;
     bool quiet = false;
     bool verbose = false;
@@ -158,8 +162,8 @@ int validate(const Options& options) {
 
 int run(const Options& options) {
     std::optional<double> dt, duration;
-    if (!options.dt.empty() && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
-    if (!options.duration.empty() && !(duration = positive_flag("--duration", options.duration)))
+    if (options.dt_given && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
+    if (options.duration_given && !(duration = positive_flag("--duration", options.duration)))
         return kExitBadInput;
 
     std::optional<simpulse::SceneDesc> scene = read_scene(options);
@@ -342,9 +346,11 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--out", options.out, "Write the result (JSON) to this file")->type_name("FILE");
     run_cmd->add_option("--trajectory", options.trajectory, "Write sampled states (JSON Lines) to this file")
         ->type_name("FILE");
-    run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)")
-        ->type_name("SECONDS");
-    run_cmd->add_option("--dt", options.dt, "Time step, s (overrides the scene)")->type_name("SECONDS");
+    CLI::Option* duration_flag =
+        run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)")
+            ->type_name("SECONDS");
+    CLI::Option* dt_flag =
+        run_cmd->add_option("--dt", options.dt, "Time step, s (overrides the scene)")->type_name("SECONDS");
 
     CLI::App* validate_cmd = app.add_subcommand("validate", "Check a scene; exit 0 if it is valid");
     validate_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required()->type_name("FILE");
@@ -395,6 +401,8 @@ int main(int argc, char** argv) {
         return kExitBadInput;
     }
 
+    options.duration_given = duration_flag->count() > 0;
+    options.dt_given = dt_flag->count() > 0;
     setup_logging(options);
     try {
         if (domino_cmd->parsed()) return domino(options);

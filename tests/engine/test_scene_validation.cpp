@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace simpulse::test {
 namespace {
 
@@ -529,6 +531,22 @@ TEST(SceneValidationCli, SchemaErrorExitsWithTwoAndOneLine) {
     }
 }
 
+TEST(SceneValidationCli, MassPropertiesBeyondTheDoubleRangeExitWithTwo) {
+    // Every value is positive and finite, but the sphere is too small for doubles: its inertia at 1 kg was
+    // NaN, and `run` exited 0 with null energy and momentum.
+    const auto dir = test_dir();
+    write_file(dir / "tiny.json",
+               R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1e-110}, "mass": 1}]})");
+    for (const char* command : {"run", "validate"}) {
+        const CliResult r = run_cli({command, "tiny.json"}, dir);
+        EXPECT_EQ(r.exit_code, 2) << command << " stderr: " << r.err;
+        EXPECT_TRUE(
+            r.err.starts_with("tiny.json: /bodies/0: body mass properties are out of the double range"))
+            << command << " stderr: " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
 TEST(SceneValidationCli, InvalidJsonExitsWithTwo) {
     const auto dir = test_dir();
     write_file(dir / "broken.json", "{\"dt\": 0.1,\n\"bodies\": [}\n");
@@ -570,6 +588,17 @@ TEST(SceneValidationCli, BadFlagValuesExitWithTwo) {
     const CliResult out = run_cli({"run", "ok.json", "--out", "no/such/dir/r.json"}, dir);
     EXPECT_EQ(out.exit_code, 2);
     EXPECT_EQ(out.err, "no/such/dir/r.json: cannot open for writing: No such file or directory\n");
+}
+
+TEST(SceneValidationCli, EmptyFlagValuesExitWithTwo) {
+    // An empty value was taken as "not given" and the run went on with the scene's dt or duration.
+    const auto dir = test_dir();
+    write_file(dir / "ok.json", R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}]})");
+    for (const char* flag : {"--dt", "--duration"}) {
+        const CliResult r = run_cli({"run", "ok.json", flag, ""}, dir);
+        EXPECT_EQ(r.exit_code, 2) << flag << " stderr: " << r.err;
+        EXPECT_EQ(r.err, std::string(flag) + ": expected a positive number, got \"\"\n");
+    }
 }
 
 TEST(SceneValidationCli, ValidatePrintsASummary) {

@@ -124,6 +124,45 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     EXPECT_TRUE(w.set_settings(w.settings())) << "the settings a world holds are valid";
 }
 
+TEST(WorldApi, FailedCreateBodyLeavesTheWorldUsable) {
+    // A body refused for its mass or density must not leave a half-made body behind: the steps after it
+    // once failed with "broad phase: proxy -1 is not alive".
+    World w;
+    BodyDesc d;
+    d.shape = create_sphere(0.1).value();
+    d.pose.position = Vec3(0, 0, 1);
+    d.mass = -1.0;
+    EXPECT_FALSE(w.create_body(d));
+    d.mass.reset();
+    d.density = -5;
+    EXPECT_FALSE(w.create_body(d));
+    d.density = 1000;
+    const BodyId id = w.create_body(d).value();
+    EXPECT_EQ(w.body_count(), 1u);
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(w.step(0.01)) << "step " << i;
+    EXPECT_LT(w.state(id).value().pose.position.z(), 1.0);
+}
+
+TEST(WorldApi, MassPropertiesBeyondTheDoubleRangeAreRefused) {
+    // A sphere of radius 1e-110 has no volume in doubles (its inertia scaled to a mass of 1 kg is NaN), one
+    // of 1e105 an infinite mass: both were accepted and turned energy and momentum into NaN.
+    World w;
+    BodyDesc d;
+    d.shape = create_sphere(1e-110).value();
+    d.mass = 1.0;
+    const Result<BodyId> tiny = w.create_body(d);
+    ASSERT_FALSE(tiny);
+    EXPECT_NE(tiny.error().message.find("mass properties"), std::string::npos) << tiny.error().message;
+    d.mass.reset();
+    EXPECT_FALSE(w.create_body(d)) << "zero mass from the density";
+    d.shape = create_sphere(1e105).value();
+    EXPECT_FALSE(w.create_body(d)) << "infinite mass";
+    d.shape = create_box(Vec3(1, 1, 1)).value();
+    d.mass = 5e-324;
+    EXPECT_FALSE(w.create_body(d)) << "a mass whose inverse overflows";
+    EXPECT_EQ(w.body_count(), 0u);
+}
+
 TEST(WorldApi, ConstructorRejectsInvalidSettings) {
     WorldSettings s;
     s.max_impact_gap = -1e-3;
