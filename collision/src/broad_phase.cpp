@@ -263,6 +263,12 @@ std::string DynamicAabbTree::validate() const {
 
 BroadPhase::BroadPhase(const BroadPhaseSettings& settings) : settings_(settings) {}
 
+void BroadPhase::set_margin(double margin) {
+    if (!(margin >= 0) || !std::isfinite(margin))
+        throw std::invalid_argument("broad phase margin must be >= 0 and finite");
+    settings_.margin = margin;
+}
+
 Aabb BroadPhase::fatten(const Aabb& box, const Vec3& displacement, bool is_static) const {
     // Static proxies do not move (a moved static proxy is simply re-inserted), so a margin would only add
     // pairs.

@@ -101,6 +101,7 @@ BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
 
     // Everything that can fail happens before a slot is taken: a failed call leaves the world as it was.
     Body body = body_from(desc, settings_.contact_margin);
+    broad_phase_.set_margin(settings_.aabb_margin);  // settings() may have changed it since construction
     const std::uint32_t slot = allocate(bodies_, free_bodies_);
     try {
         body.proxy = broad_phase_.add(body.bounds, slot, body.is_static);
@@ -509,6 +510,7 @@ std::uint32_t DynamicsWorld::first_non_finite_body() const {
 StepStatus DynamicsWorld::step(double dt) {
     if (!(dt > 0) || !std::isfinite(dt))
         throw std::invalid_argument("time step must be a positive finite number");
+    broad_phase_.set_margin(settings_.aabb_margin);  // settings() may have changed it since the last step
     events_.clear();
     events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
     pending_events_.clear();

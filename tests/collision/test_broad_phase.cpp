@@ -264,5 +264,23 @@ TEST(BroadPhase, FastMoverStopsAndItsFatBoxShrinks) {
     EXPECT_FALSE(bp.move(p, box, Vec3::Zero()));
 }
 
+TEST(BroadPhase, NewMarginFattensTheBoxesPlacedAfterIt) {
+    BroadPhase bp;
+    Aabb box = Aabb::from_center_half(Vec3::Zero(), Vec3::Constant(0.5));
+    const int p = bp.add(box, 1, false);
+    EXPECT_NEAR(bp.fat_box(p).max.x(), 0.55, 1e-12);
+    bp.set_margin(0.25);
+    EXPECT_NEAR(bp.fat_box(p).max.x(), 0.55, 1e-12);  // placed before: unchanged
+    const int q = bp.add(box, 2, false);
+    EXPECT_NEAR(bp.fat_box(q).max.x(), 0.5 + 0.05 + 0.25, 1e-12);
+    box.min.x() += 1, box.max.x() += 1;  // leaves its fat box: re-inserted with the new margin
+    EXPECT_TRUE(bp.move(p, box, Vec3::Zero()));
+    EXPECT_NEAR(bp.fat_box(p).max.x(), 1.5 + 0.05 + 0.25, 1e-12);
+    EXPECT_THROW(bp.set_margin(-0.1), std::invalid_argument);
+    EXPECT_THROW(bp.set_margin(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+    EXPECT_THROW(bp.set_margin(std::numeric_limits<double>::infinity()), std::invalid_argument);
+    EXPECT_EQ(bp.settings().margin, 0.25);
+}
+
 }  // namespace
 }  // namespace simpulse

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
 
 namespace simpulse::test {
 namespace {
@@ -313,6 +314,27 @@ TEST(SceneBuild, WorldFromScene) {
     EXPECT_EQ(state.velocity, Vec3(1, 2, 3));
     EXPECT_EQ(state.angular_velocity, Vec3(0.1, 0.2, 0.3));
     EXPECT_NEAR(sw.world.joint_error(sw.joints[0]).value(), 0, 1e-15);
+}
+
+// Two resting spheres of radius 0.1 whose surfaces are 0.3 m apart: their broad-phase boxes (the sphere's box
+// inflated by half the contact margin, 0.001, then fattened by a tenth of its half extent and aabb_margin)
+// overlap only with an aabb_margin above 0.139. A scene's aabb_margin used to be ignored (only the world's
+// constructor read it).
+TEST(SceneBuild, AabbMarginFattensTheBroadPhaseBoxes) {
+    auto broad_phase_pairs = [](double aabb_margin) {
+        const SceneDesc s = parsed(R"({"gravity": [0, 0, 0], "collision": {"aabb_margin": )" +
+                                   std::to_string(aabb_margin) + R"(},
+            "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}},
+                       {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "position": [0.5, 0, 0]}]})");
+        Result<SceneWorld> built = build_world(s);
+        EXPECT_TRUE(built.ok()) << built.error().message;
+        if (!built) return std::size_t{99};
+        EXPECT_TRUE(built.value().world.step(0.01));
+        return built.value().world.dynamics().broad_phase().pairs().size();
+    };
+    EXPECT_EQ(broad_phase_pairs(0.0), 0u);
+    EXPECT_EQ(broad_phase_pairs(0.13), 0u);
+    EXPECT_EQ(broad_phase_pairs(0.15), 1u);
 }
 
 TEST(SceneBuild, EveryShapeBuilds) {

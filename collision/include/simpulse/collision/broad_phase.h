@@ -142,6 +142,10 @@ class BroadPhase {
     int proxy_count() const { return live_; }
     const DynamicAabbTree& tree(bool is_static) const { return is_static ? static_tree_ : dynamic_tree_; }
     const BroadPhaseSettings& settings() const { return settings_; }
+    // A new absolute margin (>= 0 and finite, else std::invalid_argument) for the boxes fattened from now on;
+    // fat boxes already in the trees stay as they are until their proxies re-insert (they still contain
+    // their tight boxes, so no pair is missed).
+    void set_margin(double margin);
 
     // visit(proxy) for every live proxy whose fat box overlaps `box` (for scene queries).
     template <class Visit>

@@ -62,7 +62,8 @@ struct WorldSettings {
     // used, so a point the cached manifolds lack cannot come into contact within the step.
     double manifold_reuse_distance = 1e-6;
     // Broad-phase boxes are fattened by this much, m, on top of the broad phase's own relative margin (a
-    // tenth of the box's half extent), so that slowly moving bodies rarely re-insert.
+    // tenth of the box's half extent), so that slowly moving bodies rarely re-insert. A change acts on the
+    // bodies created and the boxes re-inserted after it (a resting body keeps its box).
     double aabb_margin = 0;
     // A step is split into substeps (halving) when a body with a joint would rotate by more than this angle
     // (rad) in one: the position projection linearises rotations, and light links of a tensioned chain spin
@@ -175,6 +176,7 @@ class DynamicsWorld {
     const std::vector<BodyManifold>& manifolds() const { return body_manifolds_; }  // of the last step
     const SolverStats& solver_stats() const { return solver_.stats(); }
     const CollisionStats& collision_stats() const { return collision_stats_; }
+    const BroadPhase& broad_phase() const { return broad_phase_; }  // its pairs are those of the last step
 
     Energy energy() const;
     Vec3 linear_momentum() const;
