@@ -22,10 +22,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -73,6 +76,38 @@ std::optional<double> positive_flag(const std::string& flag, const std::string& 
         return std::nullopt;
     }
     return value;
+}
+
+// True when two paths name the same file: the same existing file (hard or symbolic links included), or the
+// same path once normalised (files that do not exist yet).
+bool same_file(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec)) return true;
+    // Absolute first: weakly_canonical leaves a relative path none of whose parts exists relative.
+    auto normal = [](const std::string& path) -> std::optional<fs::path> {
+        std::error_code error;
+        fs::path absolute = fs::absolute(path, error);
+        if (error) return std::nullopt;
+        fs::path canonical = fs::weakly_canonical(absolute, error);
+        if (error) return std::nullopt;
+        return canonical;
+    };
+    const std::optional<fs::path> normal_a = normal(a), normal_b = normal(b);
+    return normal_a && normal_b && *normal_a == *normal_b;
+}
+
+// Output files must differ from each other and from the input: two streams into one file corrupt both, and
+// an output over the scene would destroy it. `files` are (flag, path) pairs; empty paths are not given.
+bool distinct_files(std::initializer_list<std::pair<std::string_view, const std::string*>> files) {
+    for (auto i = files.begin(); i != files.end(); ++i)
+        for (auto j = std::next(i); j != files.end(); ++j)
+            if (!i->second->empty() && !j->second->empty() && same_file(*i->second, *j->second)) {
+                spdlog::error("{} and {} name the same file ({}): give each its own", i->first, j->first,
+                              *j->second);
+                return false;
+            }
+    return true;
 }
 
 // "1 body", "2 bodies", "3 joints".
@@ -161,6 +196,9 @@ int validate(const Options& options) {
 }
 
 int run(const Options& options) {
+    if (!distinct_files(
+            {{"SCENE", &options.scene}, {"--out", &options.out}, {"--trajectory", &options.trajectory}}))
+        return kExitBadInput;
     std::optional<double> dt, duration;
     if (options.dt_given && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
     if (options.duration_given && !(duration = positive_flag("--duration", options.duration)))
@@ -276,6 +314,9 @@ int domino(const Options& options) {
             t.toppled, t.dominoes, t.fallen, static_cast<unsigned long long>(t.steps), t.wall_seconds);
         return t.chain_time && t.toppled == t.dominoes ? 0 : kExitRunFailed;
     }
+    if (!distinct_files(
+            {{"SCENE", &options.scene}, {"--markdown", &options.markdown}, {"--svg", &options.svg}}))
+        return kExitBadInput;
     if (!options.sets.empty()) {
         spdlog::error(
             "--set cannot be combined with --sweep: the sweep sets e, dt and the solver mode of every "
@@ -293,6 +334,9 @@ int domino(const Options& options) {
         spdlog::error("{}", scenes.error().message);
         return kExitBadInput;
     }
+    if (!distinct_files(
+            {{"SCENE", &options.scene}, {"--markdown", &options.markdown}, {"--svg", &options.svg}}))
+        return kExitBadInput;
     std::vector<std::string> created;  // by the probe below; removed again if a later one fails
     for (const std::string* path : {&options.markdown, &options.svg}) {
         if (path->empty()) continue;

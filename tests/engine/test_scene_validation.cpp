@@ -601,6 +601,36 @@ TEST(SceneValidationCli, EmptyFlagValuesExitWithTwo) {
     }
 }
 
+TEST(SceneValidationCli, OutputsThatNameTheSameFileExitWithTwo) {
+    // Both streams went into one file (a corrupt result, exit 0), and --out over the scene destroyed it.
+    const auto dir = test_dir();
+    const std::string scene = R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}]})";
+    write_file(dir / "ok.json", scene);
+    const struct {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{"run", "ok.json", "--out", "r.json", "--trajectory", "r.json"},
+         "--out and --trajectory name the same file (r.json): give each its own\n"},
+        {{"run", "ok.json", "--out", "r.json", "--trajectory", "../" + dir.filename().string() + "/r.json"},
+         "--out and --trajectory name the same file (../" + dir.filename().string() +
+             "/r.json): give each its own\n"},
+        {{"run", "ok.json", "--out", "./ok.json"},
+         "SCENE and --out name the same file (./ok.json): give each its own\n"},
+        {{"domino", "ok.json", "--sweep", "--markdown", "t.md", "--svg", "t.md"},
+         "--markdown and --svg name the same file (t.md): give each its own\n"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run_cli(c.args, dir);
+        EXPECT_EQ(r.exit_code, 2) << c.args.back() << " stderr: " << r.err;
+        EXPECT_EQ(r.err, c.message);
+    }
+    EXPECT_EQ(read_file(dir / "ok.json"), scene);
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+    const CliResult apart = run_cli({"run", "ok.json", "--out", "r.json", "--trajectory", "t.jsonl"}, dir);
+    EXPECT_EQ(apart.exit_code, 0) << apart.err;
+}
+
 TEST(SceneValidationCli, ValidatePrintsASummary) {
     const auto dir = test_dir();
     write_file(dir / "two.json", R"({"name": "pair", "dt": 0.01, "duration": 2,
