@@ -26,6 +26,27 @@ void aggregate(SolverSummary& summary, const SolverStats& stats) {
     summary.max_residual = std::max(summary.max_residual, stats.residual);
 }
 
+// The result's energy and momenta are sums of squares and products of the state, so a finite state can
+// still overflow them (speeds above ~1e154 m/s, heights near 1e308 m, huge gravity): a run that ends there
+// fails, naming the figures, rather than writing them as null.
+void require_finite_totals(const SceneWorld& sw, RunReport& report) {
+    const Energy energy = sw.world.energy();
+    const Vec3 momentum = sw.world.linear_momentum(), angular = sw.world.angular_momentum(Vec3::Zero());
+    if (std::isfinite(energy.kinetic) && std::isfinite(energy.potential) && momentum.allFinite() &&
+        angular.allFinite())
+        return;
+    std::ostringstream message;
+    message.precision(6);
+    message << "the state after step " << report.steps << " (t = " << report.time
+            << " s) is finite but its totals are not (kinetic energy " << energy.kinetic
+            << " J, potential energy " << energy.potential << " J, momentum " << momentum.stableNorm()
+            << " kg m/s, angular momentum " << angular.stableNorm()
+            << " kg m^2/s): speeds, positions or gravity too large for doubles";
+    report.ok = false;
+    report.failed_step = report.steps;
+    report.error = message.str();
+}
+
 // Decides which steps go into the trajectory: the first step at or past each multiple of `interval`.
 class Sampler {
   public:
@@ -103,6 +124,7 @@ RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& op
         if (options.after_step) options.after_step(sw, n, total);
     }
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (report.ok) require_finite_totals(sw, report);
     if (options.trajectory) options.trajectory->flush();
     return report;
 }

@@ -272,6 +272,25 @@ TEST(SceneRun, SameSceneTwiceGivesIdenticalBytes) {
     EXPECT_GT(r["max_joint_error"].get<double>(), 0.0);
 }
 
+// A body at 1e160 m/s stays finite (no force acts on it) but its kinetic energy, 1/2 m v^2 ~ 1e320 J, does
+// not: the result wrote "kinetic": null with exit 0.
+TEST(SceneRun, TotalsBeyondTheDoubleRangeFailTheRun) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"name": "fast", "duration": 0.01, "dt": 0.005, "gravity": [0, 0, 0],
+        "bodies": [{"name": "bullet", "shape": {"type": "sphere", "radius": 0.1}, "velocity": [1e160, 0, 0]}]})");
+    const CliResult r = run_cli({"run", "s.json", "--out", "r.json"}, dir);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::string expected =
+        "s.json: the state after step 2 (t = 0.01 s) is finite but its totals are not "
+        "(kinetic energy inf J";
+    EXPECT_EQ(r.err.substr(0, expected.size()), expected) << r.err;
+    const json out = json::parse(read_file(dir / "r.json"));
+    ASSERT_TRUE(out.contains("error")) << out;
+    EXPECT_EQ(out["error"]["step"], 2);
+    EXPECT_TRUE(out["error"]["body"].is_null());
+    EXPECT_TRUE(std::isfinite(out["bodies"][0]["velocity"][0].get<double>()));
+}
+
 // A stiff spring stepped far beyond the stability limit of semi-implicit Euler (dt > 2 / omega): the
 // amplitude grows by about (omega dt)^2 per step until it overflows.
 TEST(SceneRun, NonFiniteStateStopsWithExitOne) {
@@ -342,8 +361,10 @@ TEST(SceneRun, LogLevels) {
     EXPECT_EQ(verbose.exit_code, 0);
     EXPECT_NE(verbose.err.find("body \"a\": dynamic sphere, position (0, 0, 0)"), std::string::npos)
         << verbose.err;
-    EXPECT_NE(verbose.err.find("step 1 t=0.1: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
-    EXPECT_NE(verbose.err.find("step 2 t=0.2: substeps 1 islands 0 rows 0"), std::string::npos) << verbose.err;
+    EXPECT_NE(verbose.err.find("step 1 t=0.1: substeps 1 islands 0 rows 0"), std::string::npos)
+        << verbose.err;
+    EXPECT_NE(verbose.err.find("step 2 t=0.2: substeps 1 islands 0 rows 0"), std::string::npos)
+        << verbose.err;
     // Both at once contradict each other: refused (exit 2, nothing run) rather than one silently winning.
     const CliResult both = run_cli({"run", "s.json", "--quiet", "--verbose"}, dir);
     EXPECT_EQ(both.exit_code, 2);

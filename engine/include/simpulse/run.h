@@ -73,7 +73,7 @@ struct RunOptions {
 // Takes step_count(scene.duration, scene.dt) steps of scene.dt. The trajectory gets the initial state, then
 // the state after the first step at or past each multiple of scene.sample_every (after every step without
 // one). Stops at the first step that fails (a body's state became non-finite); the world keeps the state it
-// reached.
+// reached. A run whose state stays finite but whose final energy or momenta overflow fails too.
 RunReport run_scene(const SceneDesc& scene, SceneWorld& world, const RunOptions& options = {});
 
 // The result document (--out): JSON, one top-level key per line and one line per event and per body, with a
