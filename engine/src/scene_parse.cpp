@@ -40,6 +40,9 @@ using scene_detail::read_vec3;
 using scene_detail::require_member;
 
 constexpr long long kMaxArrayCount = 1'000'000;
+// Bodies in a scene after array expansion: a million take about 1.5 GB to run, and a few lines of "array"
+// must not be able to ask for all of the machine's memory.
+constexpr long long kMaxBodies = 1'000'000;
 constexpr long long kMaxInt = std::numeric_limits<int>::max();
 constexpr std::string_view kWorld = "world";
 
@@ -98,12 +101,19 @@ class SceneParser {
             for (const auto& [name, value] : it->items()) known_materials_.insert(name);
         const auto bodies = document.find("bodies");
         if (bodies == document.end() || !bodies->is_array()) return;
-        for (const Json& body : *bodies) {
+        long long total = 0;
+        for (std::size_t k = 0; k < bodies->size(); ++k) {
+            const Json& body = (*bodies)[k];
             if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) continue;
             long long count = 0;
             if (const auto a = body.find("array"); a != body.end() && a->is_object() &&
                                                    a->contains("count") && (*a)["count"].is_number_integer())
                 count = std::clamp((*a)["count"].get<long long>(), 0LL, kMaxArrayCount);
+            total += std::max(count, 1LL);
+            if (total > kMaxBodies)
+                fail("/bodies/" + std::to_string(k),
+                     "with this entry the scene has " + std::to_string(total) +
+                         " bodies (arrays expanded); at most " + std::to_string(kMaxBodies) + " are allowed");
             for (const std::string& name : expanded_names(body["name"].get<std::string>(), count))
                 known_bodies_.insert(name);
         }

@@ -497,6 +497,25 @@ TEST(SceneValidation, ArrayCount) {
               "scene.json: /bodies/1/array/count: expected a positive integer (at most 1000000), got 2.5");
 }
 
+TEST(SceneValidation, BodyCountAfterArrayExpansion) {
+    // Each array may hold a million copies; thirty such lines asked for 30 million bodies (about 45 GB) and
+    // ended in std::bad_alloc or the machine's memory. The total is capped, counted before any expansion.
+    auto entry = [](const std::string& name, int count) {
+        return R"({"name": ")" + name +
+               R"(", "shape": {"type": "sphere", "radius": 0.1}, "array": {"count": )" +
+               std::to_string(count) + R"(, "offset": [1, 0, 0]}})";
+    };
+    EXPECT_EQ(
+        scene_error(R"({"bodies": [)" + entry("a", 999999) + ", " + entry("b", 1) + ", " +
+                    R"({"name": "c", "shape": {"type": "sphere", "radius": 0.1}}]})"),
+        "scene.json: /bodies/2: with this entry the scene has 1000001 bodies (arrays expanded); at most "
+        "1000000 are allowed");
+    EXPECT_EQ(
+        scene_error(R"({"bodies": [)" + entry("a", 1000000) + ", " + entry("b", 1000000) + "]}"),
+        "scene.json: /bodies/1: with this entry the scene has 2000000 bodies (arrays expanded); at most "
+        "1000000 are allowed");
+}
+
 TEST(SceneValidation, FirstErrorInDocumentOrder) {
     // Both bodies are wrong; the one earlier in the file is reported, whatever the key order inside.
     EXPECT_EQ(scene_error(R"({"bodies": [
