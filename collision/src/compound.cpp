@@ -1,6 +1,7 @@
 // make_compound: validation of a compound's children (convex shapes at finite poses with unit quaternions),
 // their bounds in the compound frame and a BVH over those bounds for the narrow phase's child selection.
 #include <simpulse/collision/bvh.h>
+#include <simpulse/collision/number_text.h>
 #include <simpulse/collision/shape.h>
 
 #include <cmath>
@@ -32,7 +33,7 @@ ShapePtr make_compound(std::vector<CompoundChild> children) {
             throw ShapeError(which + " has a non-finite pose");
         const double norm = child.pose.orientation.norm();
         if (!(std::abs(norm - 1) <= kUnitQuaternionTolerance))
-            throw ShapeError(which + " orientation is not a unit quaternion (norm " + std::to_string(norm) +
+            throw ShapeError(which + " orientation is not a unit quaternion (norm " + number_text(norm) +
                              ")");
         child.pose.orientation.normalize();
         compound.child_bounds.push_back(compute_aabb(*child.shape, child.pose));

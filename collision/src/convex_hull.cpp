@@ -13,6 +13,7 @@
 //     the points. Vertices bordering fewer than three regions (points inside a face or on an edge) are
 //     dropped from the loops. A region whose boundary is not one convex loop is split back into its triangles
 //     (always a valid polytope), so the result is valid by construction and checked before it is returned.
+#include <simpulse/collision/number_text.h>
 #include <simpulse/collision/shape.h>
 
 #include <algorithm>
@@ -872,7 +873,7 @@ ShapePtr make_convex_hull(std::span<const Vec3> points) {
     }
     if (!(best > tol))
         throw ShapeError("convex hull: points are collinear (farthest distance from a line " +
-                         std::to_string(best) + " <= tolerance " + std::to_string(tol) + ")");
+                         number_text(best) + " <= tolerance " + number_text(tol) + ")");
     const Vec3 normal = (q[s[1]] - q[s[0]]).cross(q[s[2]] - q[s[0]]).normalized();
     best = -1;
     for (std::uint32_t i = 0; i < q.size(); ++i) {
@@ -881,7 +882,7 @@ ShapePtr make_convex_hull(std::span<const Vec3> points) {
     }
     if (!(best > tol))
         throw ShapeError("convex hull: points are coplanar (farthest distance from a plane " +
-                         std::to_string(best) + " <= tolerance " + std::to_string(tol) +
+                         number_text(best) + " <= tolerance " + number_text(tol) +
                          "): they enclose no volume");
 
     Quickhull quickhull(points, q);

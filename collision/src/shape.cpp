@@ -1,4 +1,5 @@
 // Shape names, classification and the factories of the primitive shapes (validated sizes).
+#include <simpulse/collision/number_text.h>
 #include <simpulse/collision/shape.h>
 
 #include <cmath>
@@ -9,8 +10,7 @@ namespace {
 
 double require_positive(double value, const char* what) {
     if (!(value > 0) || !std::isfinite(value))
-        throw ShapeError(std::string(what) + " must be a positive finite number, got " +
-                         std::to_string(value));
+        throw ShapeError(std::string(what) + " must be a positive finite number, got " + number_text(value));
     return value;
 }
 

@@ -1,5 +1,6 @@
 // Mass properties of every shape type: closed forms for primitives, signed tetrahedra (covariance of the
 // canonical tetrahedron, Blow & Binstock 2004) for meshes and hulls, parallel-axis sums for compounds.
+#include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/mass_properties.h>
 
 #include <cmath>
@@ -123,7 +124,7 @@ MassProperties mesh_mass_properties(std::span<const Vec3> vertices,
     }
     if (!(volume > 0))
         throw ShapeError("mesh encloses no positive volume (open, inverted or degenerate): volume " +
-                         std::to_string(volume));
+                         number_text(volume));
     const Vec3 c = first_moment / volume;  // centroid relative to ref
     // Move the covariance (about ref) to the centroid, then I = tr(C) E - C.
     const Mat3 cov_c = density * (covariance - volume * c * c.transpose());

@@ -1,4 +1,5 @@
 // DynamicsWorld: body/spring/joint bookkeeping and the step in the thesis order (see world.h).
+#include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/integrator.h>
 #include <simpulse/dynamics/world.h>
 
@@ -41,12 +42,11 @@ void require_usable_mass(const MassProperties& mp) {
                         mp.center_of_mass.allFinite() && mp.inertia.allFinite() &&
                         mp.inertia.diagonal().minCoeff() > 0 && mp.inertia.inverse().allFinite();
     if (usable) return;
-    std::ostringstream msg;
-    msg.precision(6);
-    msg << "body mass properties are out of the double range (mass " << mp.mass << " kg, inertia diagonal "
-        << mp.inertia(0, 0) << ", " << mp.inertia(1, 1) << ", " << mp.inertia(2, 2)
-        << " kg m^2): the shape is too small or too large for its density or mass";
-    throw std::invalid_argument(msg.str());
+    throw std::invalid_argument("body mass properties are out of the double range (mass " +
+                                number_text(mp.mass) + " kg, inertia diagonal " +
+                                number_text(mp.inertia(0, 0)) + ", " + number_text(mp.inertia(1, 1)) + ", " +
+                                number_text(mp.inertia(2, 2)) +
+                                " kg m^2): the shape is too small or too large for its density or mass");
 }
 
 // A new body's state from its description (mass properties, placement, bounds), without a slot or proxy yet.

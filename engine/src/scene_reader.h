@@ -40,7 +40,6 @@ bool read_bool(const Node& node);
 std::string read_string(const Node& node);  // non-empty
 Vec3 read_vec3(const Node& node);           // [x, y, z], finite
 Vec3 read_nonzero_vec3(const Node& node);
-Vec3 read_positive_vec3(const Node& node);  // each component > 0
 Vec2 read_vec2(const Node& node);
 Vec2 read_positive_vec2(const Node& node);
 // Array of any length; `what` describes the elements in the message ("an array of points").

@@ -20,6 +20,14 @@ ShapePtr made(Result<ShapePtr> result, const std::string& pointer) {
     return std::move(result).value();
 }
 
+// A full size of the scene, of which the shape stores half: the smallest positive double (5e-324) has no
+// positive half, and the shape would report a half extent of 0 that the file never gave.
+double read_halved_size(const Node& node) {
+    const double size = read_positive(node);
+    if (!(0.5 * size > 0)) expected(node, "a size of at least 1e-323 (the shape stores half of it)");
+    return 0.5 * size;
+}
+
 ShapePtr read_sphere(const Node& node) {
     double radius = 0;
     for_each_member(node, {"type", "radius"}, [&](std::string_view key, const Node& v) {
@@ -30,32 +38,34 @@ ShapePtr read_sphere(const Node& node) {
 }
 
 ShapePtr read_box(const Node& node) {
-    Vec3 size = Vec3::Ones();
+    Vec3 half = Vec3::Constant(0.5);
     for_each_member(node, {"type", "size"}, [&](std::string_view key, const Node& v) {
-        if (key == "size") size = read_positive_vec3(v);
+        if (key != "size") return;
+        if (!v.value.is_array() || v.value.size() != 3) expected(v, "an array of 3 positive numbers");
+        for (int k = 0; k < 3; ++k) half[k] = read_halved_size(v.element(static_cast<std::size_t>(k)));
     });
     require_member(node, "size");
-    return made(create_box(0.5 * size), node.pointer);
+    return made(create_box(half), node.pointer);
 }
 
 // Capsule, cylinder and cone: a radius and a length along local z (`length_key`), stored as half of it.
 ShapePtr read_axial(const Node& node, ShapeType type, std::string_view length_key) {
-    double radius = 0, length = 0;
+    double radius = 0, half_length = 0;
     for_each_member(node, {"type", "radius", length_key}, [&](std::string_view key, const Node& v) {
         if (key == "radius")
             radius = read_positive(v);
         else if (key == length_key)
-            length = read_positive(v);
+            half_length = read_halved_size(v);
     });
     require_member(node, "radius");
     require_member(node, length_key);
     switch (type) {
         case ShapeType::capsule:
-            return made(create_capsule(radius, 0.5 * length), node.pointer);
+            return made(create_capsule(radius, half_length), node.pointer);
         case ShapeType::cylinder:
-            return made(create_cylinder(radius, 0.5 * length), node.pointer);
+            return made(create_cylinder(radius, half_length), node.pointer);
         default:
-            return made(create_cone(radius, 0.5 * length), node.pointer);
+            return made(create_cone(radius, half_length), node.pointer);
     }
 }
 

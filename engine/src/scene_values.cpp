@@ -2,10 +2,11 @@
 // and what was expected (see scene_reader.h).
 #include "scene_reader.h"
 
+#include <simpulse/collision/number_text.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <sstream>
 
 namespace simpulse::scene_detail {
 namespace {
@@ -17,13 +18,6 @@ std::string key_list(std::initializer_list<std::string_view> keys) {
         out += key;
     }
     return out;
-}
-
-std::string shortest(double x) {
-    std::ostringstream s;
-    s.precision(6);
-    s << x;
-    return s.str();
 }
 
 }  // namespace
@@ -106,11 +100,6 @@ Vec3 read_nonzero_vec3(const Node& node) {
     return v;
 }
 
-Vec3 read_positive_vec3(const Node& node) {
-    if (!node.value.is_array() || node.value.size() != 3) expected(node, "an array of 3 positive numbers");
-    return {read_positive(node.element(0)), read_positive(node.element(1)), read_positive(node.element(2))};
-}
-
 Vec2 read_vec2(const Node& node) {
     if (!node.value.is_array() || node.value.size() != 2) expected(node, "an array of 2 numbers");
     return {read_number(node.element(0)), read_number(node.element(1))};
@@ -152,8 +141,8 @@ Quat read_orientation(const Node& node) {
     const double norm = q.norm();
     if (!(norm > 0)) fail(node.pointer, "expected a unit quaternion, got the zero quaternion");
     if (!std::isfinite(norm) || std::abs(norm - 1) > kUnitTolerance)
-        fail(node.pointer, "expected a unit quaternion (|q| within " + shortest(kUnitTolerance) +
-                               " of 1), got |q| = " + shortest(norm));
+        fail(node.pointer, "expected a unit quaternion (|q| within " + number_text(kUnitTolerance) +
+                               " of 1), got |q| = " + number_text(norm));
     return q.normalized();
 }
 

@@ -215,6 +215,20 @@ TEST(SceneValidation, NonPositiveSizes) {
         "scene.json: /bodies/1/shape/spacing/1: expected a positive number, got 0");
 }
 
+TEST(SceneValidation, SizesWithoutAPositiveHalf) {
+    // The shapes store half sizes, and half of 5e-324 is 0: the box was refused with "box half extent must
+    // be a positive finite number, got 0.000000", a value the file does not contain.
+    EXPECT_EQ(
+        scene_error(with_shape(R"({"type": "box", "size": [5e-324, 1, 1]})")),
+        "scene.json: /bodies/1/shape/size/0: expected a size of at least 1e-323 (the shape stores half of "
+        "it), got 5e-324");
+    EXPECT_EQ(scene_error(with_shape(R"({"type": "capsule", "radius": 1, "length": 5e-324})")),
+              "scene.json: /bodies/1/shape/length: expected a size of at least 1e-323 (the shape stores half "
+              "of it), got 5e-324");
+    EXPECT_EQ(scene_error(with_shape(R"({"type": "box", "size": [1e-323, 1, 1]})", R"("static": true, )")),
+              "valid");
+}
+
 TEST(SceneValidation, NonPositiveMassAndDensity) {
     EXPECT_EQ(scene_error(with_shape(R"({"type": "sphere", "radius": 1})", R"("mass": 0, )")),
               "scene.json: /bodies/1/mass: expected a positive number, got 0");
@@ -392,7 +406,12 @@ TEST(SceneValidation, QuaternionFarFromUnit) {
     EXPECT_EQ(scene_error(with_shape(R"({"type": "sphere", "radius": 1})",
                                      R"("orientation": {"w": 1, "x": 1, "y": 0, "z": 0}, )")),
               "scene.json: /bodies/1/orientation: expected a unit quaternion (|q| within 0.001 of 1), got "
-              "|q| = 1.41421");
+              "|q| = 1.4142135623730951");
+    // Six significant digits would show this one as "1.001", which looks within the tolerance.
+    EXPECT_EQ(scene_error(with_shape(R"({"type": "sphere", "radius": 1})",
+                                     R"("orientation": {"w": 1.0010004, "x": 0, "y": 0, "z": 0}, )")),
+              "scene.json: /bodies/1/orientation: expected a unit quaternion (|q| within 0.001 of 1), got "
+              "|q| = 1.0010004");
 }
 
 TEST(SceneValidation, QuaternionComponents) {

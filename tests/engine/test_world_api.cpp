@@ -124,6 +124,21 @@ TEST(WorldApi, BadInputGivesErrorValues) {
     EXPECT_TRUE(w.set_settings(w.settings())) << "the settings a world holds are valid";
 }
 
+TEST(WorldApi, MessagesShowTheRejectedNumber) {
+    // Doubles were formatted with std::to_string: -5e-324 read "-0.000000" and -1e300 took 300 digits.
+    const Result<ShapePtr> box = create_box(Vec3(1, -5e-324, 1));
+    ASSERT_FALSE(box);
+    EXPECT_EQ(box.error().message, "box half extent must be a positive finite number, got -5e-324");
+    const Result<ShapePtr> sphere = create_sphere(-1e300);
+    ASSERT_FALSE(sphere);
+    EXPECT_EQ(sphere.error().message, "sphere radius must be a positive finite number, got -1e+300");
+    const Result<ShapePtr> unit = create_sphere(1);
+    const Result<ShapePtr> compound =
+        create_compound({{unit.value(), Pose{Vec3::Zero(), Quat(1e-7, 0, 0, 0)}}});
+    ASSERT_FALSE(compound);
+    EXPECT_NE(compound.error().message.find("(norm 1e-07)"), std::string::npos) << compound.error().message;
+}
+
 TEST(WorldApi, FailedCreateBodyLeavesTheWorldUsable) {
     // A body refused for its mass or density must not leave a half-made body behind: the steps after it
     // once failed with "broad phase: proxy -1 is not alive".
