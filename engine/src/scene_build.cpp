@@ -3,6 +3,7 @@
 #include <simpulse/run.h>
 
 #include "scene_json.h"
+#include "settings_check.h"
 
 namespace simpulse {
 namespace {
@@ -11,10 +12,24 @@ Error located(const SceneDesc& scene, const std::string& pointer, const Error& e
     return Error{scene.file + ": " + (pointer.empty() ? "(root)" : pointer) + ": " + error.message};
 }
 
+// Where a WorldSettings member is set in a scene (docs/scene-format.md): "solver.X" under /solver, the
+// margins under /collision, sleeping and substeps under /dynamics.
+std::string scene_pointer_of_setting(const std::string& setting) {
+    if (setting.starts_with("solver.")) return "/solver/" + setting.substr(7);
+    if (setting == "gravity") return "/gravity";
+    if (setting == "contact_margin" || setting == "aabb_margin" || setting == "manifold_reuse_distance")
+        return "/collision/" + setting;
+    return "/dynamics/" + setting;
+}
+
 }  // namespace
 
 Result<SceneWorld> build_world(const SceneDesc& scene) {
     SceneWorld out;
+    // The reader checks each value where it reads it; a SceneDesc built or changed in code is checked here,
+    // by the same checks as World::set_settings, and still reported at the key that sets the value.
+    if (const std::optional<SettingProblem> problem = find_setting_problem(scene.settings))
+        return located(scene, scene_pointer_of_setting(problem->setting), Error{problem->message});
     if (Status s = out.world.set_settings(scene.settings); !s) return located(scene, "", s.error());
 
     if (Status s = out.world.set_material(0, scene.materials[0].material); !s)

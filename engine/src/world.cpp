@@ -2,6 +2,8 @@
 // contact events to the listener after each step.
 #include <simpulse/world.h>
 
+#include "settings_check.h"
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -28,34 +30,10 @@ Result<T> guarded_value(F&& f) {
     }
 }
 
-Status validate(const WorldSettings& s) {
-    const SolverSettings& v = s.solver;
-    if (!s.gravity.allFinite()) return Error{"gravity must be finite"};
-    if (!(s.contact_margin >= 0) || !std::isfinite(s.contact_margin))
-        return Error{"contact_margin must be >= 0"};
-    if (!(s.aabb_margin >= 0) || !std::isfinite(s.aabb_margin)) return Error{"aabb_margin must be >= 0"};
-    if (!(s.manifold_reuse_distance >= 0) || !std::isfinite(s.manifold_reuse_distance))
-        return Error{"manifold_reuse_distance must be >= 0 (0 disables manifold reuse)"};
-    if (!(s.max_joint_rotation > 0) || !std::isfinite(s.max_joint_rotation))
-        return Error{"max_joint_rotation must be > 0 (rad)"};
-    if (!(s.max_impact_gap >= 0) || !std::isfinite(s.max_impact_gap))
-        return Error{"max_impact_gap must be >= 0 (m; 0: the default, 1 mm in worlds with joints, else off)"};
-    if (s.max_substeps < 1 || s.max_substeps > 1024) return Error{"max_substeps must be from 1 to 1024"};
-    if (!(s.sleep_speed > 0) || !std::isfinite(s.sleep_speed) || !(s.sleep_time > 0) ||
-        !std::isfinite(s.sleep_time))
-        return Error{"sleep_speed and sleep_time must be > 0"};
-    if (!(v.restitution_threshold >= 0) || !std::isfinite(v.restitution_threshold))
-        return Error{"solver restitution_threshold must be >= 0"};
-    if (v.direct_max_rows < 0 || v.direct_first_max_rows < 0 || v.dense_max_rows < 0)
-        return Error{"solver row limits must be >= 0"};
-    if (v.max_active_set_iterations < 1 || v.max_iterations < 1 || v.max_projection_iterations < 1 ||
-        v.recheck_iterations < 0)
-        return Error{"solver iteration counts must be positive"};
-    if (!(v.iterative_tolerance > 0) || !(v.joint_tolerance > 0))
-        return Error{"solver tolerances must be positive"};
-    if (!(v.penetration_slop >= 0) || !(v.penetration_correction >= 0 && v.penetration_correction <= 1) ||
-        !(v.max_correction >= 0))
-        return Error{"solver position correction: slop >= 0, correction in [0, 1], max_correction >= 0"};
+// "SETTING: expected ..., got ..." for the first invalid setting.
+Status validate(const WorldSettings& settings) {
+    if (const std::optional<SettingProblem> problem = find_setting_problem(settings))
+        return Error{problem->setting + ": " + problem->message};
     return {};
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -358,6 +359,30 @@ TEST(SceneBuild, EveryShapeBuilds) {
     // The cone's body frame is its mid-height point; its centre of mass is a quarter of the height below.
     const BodyInfo cone = built.value().world.info(built.value().bodies[7]).value();
     EXPECT_NEAR((cone.local_center_of_mass - Vec3(0, 0, -0.25)).norm(), 0, 1e-12);
+}
+
+TEST(SceneBuild, InvalidSettingsAreReportedAtTheirKey) {
+    // A SceneDesc changed in code reaches World::set_settings unchecked by the reader; its error named
+    // "(root)" instead of the key that sets the value.
+    const SceneDesc valid = parsed("{}");
+    const auto error_with = [&](auto change) {
+        SceneDesc s = valid;
+        change(s.settings);
+        const Result<SceneWorld> built = build_world(s);
+        return built ? std::string("valid") : built.error().message;
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(error_with([&](WorldSettings& w) { w.solver.max_correction = inf; }),
+              "scene.json: /solver/max_correction: expected a finite number >= 0, got inf");
+    EXPECT_EQ(error_with([](WorldSettings& w) { w.solver.mode = static_cast<SolverMode>(7); }),
+              "scene.json: /solver/mode: expected SolverMode::thesis or SolverMode::exact, got 7");
+    EXPECT_EQ(error_with([](WorldSettings& w) { w.contact_margin = -1; }),
+              "scene.json: /collision/contact_margin: expected a finite number >= 0, got -1");
+    EXPECT_EQ(error_with([](WorldSettings& w) { w.max_substeps = 0; }),
+              "scene.json: /dynamics/max_substeps: expected an integer from 1 to 1024, got 0");
+    EXPECT_EQ(error_with([](WorldSettings& w) { w.gravity.z() = std::nan(""); }),
+              "scene.json: /gravity: expected a finite vector, got (0, 0, nan)");
+    EXPECT_EQ(error_with([](WorldSettings&) {}), "valid");
 }
 
 }  // namespace

@@ -178,6 +178,40 @@ TEST(WorldApi, MassPropertiesBeyondTheDoubleRangeAreRefused) {
     EXPECT_EQ(w.body_count(), 0u);
 }
 
+TEST(WorldApi, SettingsMustBeFiniteAndAKnownMode) {
+    // Infinite tolerances and correction limits passed `x > 0` / `x >= 0`, and a SolverMode cast from 7 ran
+    // as the exact mode.
+    World w;
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto error_with = [&](auto change) {
+        WorldSettings s;
+        change(s);
+        const Status status = w.set_settings(s);
+        return status ? std::string("accepted") : status.error().message;
+    };
+    EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.iterative_tolerance = inf; }),
+              "solver.iterative_tolerance: expected a positive finite number, got inf");
+    EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.joint_tolerance = inf; }),
+              "solver.joint_tolerance: expected a positive finite number, got inf");
+    EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.penetration_slop = inf; }),
+              "solver.penetration_slop: expected a finite number >= 0, got inf");
+    EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.max_correction = inf; }),
+              "solver.max_correction: expected a finite number >= 0, got inf");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.mode = static_cast<SolverMode>(7); }),
+              "solver.mode: expected SolverMode::thesis or SolverMode::exact, got 7");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.max_iterations = 0; }),
+              "solver.max_iterations: expected an integer >= 1, got 0");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.penetration_correction = std::nan(""); }),
+              "solver.penetration_correction: expected a number in [0, 1], got nan");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.mode = SolverMode::thesis; }), "accepted");
+    EXPECT_EQ(w.settings().solver.mode, SolverMode::thesis);
+    WorldSettings refused;  // exact mode, infinite tolerance
+    refused.solver.iterative_tolerance = inf;
+    EXPECT_FALSE(w.set_settings(refused));
+    EXPECT_EQ(w.settings().solver.mode, SolverMode::thesis)
+        << "a refused call leaves the settings as they were";
+}
+
 TEST(WorldApi, ConstructorRejectsInvalidSettings) {
     WorldSettings s;
     s.max_impact_gap = -1e-3;
