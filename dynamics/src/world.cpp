@@ -1,6 +1,7 @@
 // DynamicsWorld: body/spring/joint bookkeeping and the step in the thesis order (see world.h).
 #include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/integrator.h>
+#include <simpulse/dynamics/link_ends.h>
 #include <simpulse/dynamics/world.h>
 
 #include <algorithm>
@@ -17,6 +18,14 @@ bool finite(const Vec3& v) {
 
 void require(bool condition, const char* message) {
     if (!condition) throw std::invalid_argument(message);
+}
+
+// The ends of a spring or joint follow the scene's rule (link_ends.h); the world frame is BodyId{}.
+void require_link_ends(BodyId a, BodyId b, std::string_view what) {
+    const LinkEndsProblem problem = link_ends_problem(a, b, BodyId{});
+    if (problem != LinkEndsProblem::none)
+        throw std::invalid_argument(
+            link_ends_message(problem, what, "the world frame", "body " + std::to_string(a.index)));
 }
 
 template <class Slot>
@@ -228,6 +237,7 @@ SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
     require(desc.damping >= 0 && std::isfinite(desc.damping), "spring damping must be >= 0");
     require(desc.rest_length >= 0 && std::isfinite(desc.rest_length), "spring rest length must be >= 0");
     require(finite(desc.anchor_a) && finite(desc.anchor_b), "spring anchors must be finite");
+    require_link_ends(desc.body_a, desc.body_b, "a spring");
     const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
     require(world_a || is_valid(desc.body_a), "spring body A is not valid");
     require(world_b || is_valid(desc.body_b), "spring body B is not valid");
@@ -260,10 +270,10 @@ bool DynamicsWorld::is_valid(SpringId id) const {
 
 JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
     require(finite(desc.anchor), "joint anchor must be finite");
+    require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};
     require(is_valid(desc.body_a), "joint body A is not valid");
     require(world_b || is_valid(desc.body_b), "joint body B is not valid");
-    require(world_b || !(desc.body_a == desc.body_b), "a joint needs two different bodies");
     wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(joints_, free_joints_);

@@ -3,6 +3,7 @@
 // in document order so that the message names the first problem in the file. Names may be used before they
 // are defined (a body's material may be listed after the body), so a first pass collects the material and
 // body names and the second pass checks references against them.
+#include <simpulse/dynamics/link_ends.h>
 #include <simpulse/scene.h>
 
 #include "scene_reader.h"
@@ -404,11 +405,10 @@ class SceneParser {
         if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array of 2 body names");
         std::string a = body_reference(v.element(0));
         std::string b = body_reference(v.element(1));
-        if (a == kWorld && b == kWorld)
-            fail(v.pointer, std::string(what) + " needs at least one body besides \"world\"");
-        if (a == b)
-            fail(v.element(1).pointer,
-                 std::string(what) + " needs two different bodies, got " + json_quoted(a) + " twice");
+        const LinkEndsProblem problem = link_ends_problem(a, b, std::string(kWorld));
+        if (problem != LinkEndsProblem::none)
+            fail(problem == LinkEndsProblem::both_world ? v.pointer : v.element(1).pointer,
+                 link_ends_message(problem, what, json_quoted(kWorld), json_quoted(a)));
         return {std::move(a), std::move(b)};
     }
 

@@ -212,6 +212,27 @@ TEST(WorldApi, SettingsMustBeFiniteAndAKnownMode) {
         << "a refused call leaves the settings as they were";
 }
 
+TEST(WorldApi, LinkEndsFollowTheSceneRule) {
+    // Scenes refused a spring from a body to itself or from "world" to "world"; the API accepted both.
+    World w;
+    BodyDesc d;
+    d.shape = create_sphere(0.1).value();
+    const BodyId ball = w.create_body(d).value();
+    const auto spring_error = [&](BodyId a, BodyId b) {
+        const Result<SpringId> id = w.add_spring({.body_a = a, .body_b = b, .stiffness = 10});
+        return id ? std::string("accepted") : id.error().message;
+    };
+    EXPECT_EQ(spring_error(ball, ball), "a spring needs two different bodies, got body 0 twice");
+    EXPECT_EQ(spring_error(BodyId{}, BodyId{}), "a spring needs at least one body besides the world frame");
+    EXPECT_EQ(spring_error(BodyId{}, ball), "accepted");
+    const Result<JointId> joint = w.add_ball_joint({.body_a = BodyId{}, .body_b = BodyId{}});
+    ASSERT_FALSE(joint);
+    EXPECT_EQ(joint.error().message, "a joint needs at least one body besides the world frame");
+    const Result<JointId> self = w.add_ball_joint({.body_a = ball, .body_b = ball});
+    ASSERT_FALSE(self);
+    EXPECT_EQ(self.error().message, "a joint needs two different bodies, got body 0 twice");
+}
+
 TEST(WorldApi, ConstructorRejectsInvalidSettings) {
     WorldSettings s;
     s.max_impact_gap = -1e-3;
