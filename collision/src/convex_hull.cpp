@@ -36,6 +36,13 @@ namespace {
 // feature size a contact solver resolves (its penetration slop is ~1e-3 of a body's size).
 constexpr double kRelativeTolerance = 1e-6;
 
+// Range of the points' span (largest side of their bounding box). Face normals come from cross products of
+// edges normalised through their squared norm, i.e. the span to the fourth power: beyond 1e75 it overflows,
+// below 1e-75 it underflows, and the normals vanish. The hull then looked flat ("coplanar ... tolerance
+// 3.5e+74") or, once the diagonal itself overflowed, collinear with an infinite tolerance.
+constexpr double kMinSpan = 1e-75;
+constexpr double kMaxSpan = 1e75;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Exact orientation (Shewchuk 1997). Expansions are sums of non-overlapping doubles in increasing magnitude.
 
@@ -847,8 +854,15 @@ ShapePtr make_convex_hull(std::span<const Vec3> points) {
         box.grow(points[i]);
         max_abs = std::max(max_abs, points[i].cwiseAbs().maxCoeff());
     }
+    const double span = (box.max - box.min).maxCoeff();
+    if (!(span > 0)) throw ShapeError("convex hull: all points coincide");
+    if (!(span >= kMinSpan && span <= kMaxSpan))
+        throw ShapeError("convex hull: the points span " + number_text(span) +
+                         " (largest side of their bounding box); expected a span from " +
+                         number_text(kMinSpan) + " to " + number_text(kMaxSpan) +
+                         ", beyond which the hull's face normals " +
+                         (span > kMaxSpan ? "overflow" : "underflow") + " a double");
     const double diagonal = (box.max - box.min).norm();
-    if (!(diagonal > 0)) throw ShapeError("convex hull: all points coincide");
     // Relative to the extent, and never below the roundoff of a plane distance at these coordinates.
     const double tol =
         std::max(kRelativeTolerance * diagonal, 64 * std::numeric_limits<double>::epsilon() * max_abs);

@@ -451,5 +451,39 @@ TEST(ConvexHull, DegenerateInputsAreRejectedWithTheReason) {
     expect_rejected(with_inf, "not finite");
 }
 
+TEST(ConvexHull, SpansBeyondTheDoubleRangeOfItsNormalsAreRejectedAsSuch) {
+    // A cube at +-1e300 was "collinear (... tolerance inf)" and one at +-1e80 or +-1e-100 "coplanar": the
+    // face normals (span^4 through their squared norm) overflowed or underflowed, not the geometry.
+    const auto cube = [](double half) {
+        std::vector<Vec3> points;
+        for (int k = 0; k < 8; ++k)
+            points.emplace_back(k & 1 ? half : -half, k & 2 ? half : -half, k & 4 ? half : -half);
+        return points;
+    };
+    const auto message = [](const std::vector<Vec3>& points) {
+        try {
+            make_convex_hull(points);
+            return std::string("built");
+        } catch (const ShapeError& e) {
+            return std::string(e.what());
+        }
+    };
+    EXPECT_EQ(
+        message(cube(1e300)),
+        "convex hull: the points span 2e+300 (largest side of their bounding box); expected a span from "
+        "1e-75 to 1e+75, beyond which the hull's face normals overflow a double");
+    EXPECT_NE(message(cube(1e80)).find("span 2e+80"), std::string::npos);
+    EXPECT_NE(message(cube(1e-100)).find("span 2e-100"), std::string::npos);
+    EXPECT_NE(message(cube(1e-100)).find("underflow"), std::string::npos);
+    std::vector<Vec3> far_apart = cube(1);
+    far_apart[0] = Vec3(-1.7e308, 0, 0);
+    far_apart[1] = Vec3(1.7e308, 0, 0);  // the difference overflows to inf
+    EXPECT_NE(message(far_apart).find("span inf"), std::string::npos) << message(far_apart);
+    for (const double half : {6e-76, 4e74}) {
+        const ShapePtr hull = make_convex_hull(cube(half));
+        EXPECT_EQ(hull_of(hull).faces.size(), 6u) << half;
+    }
+}
+
 }  // namespace
 }  // namespace simpulse
