@@ -235,8 +235,14 @@ void DynamicsWorld::apply_angular_impulse(BodyId id, const Vec3& angular_impulse
 SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
     require(desc.stiffness >= 0 && std::isfinite(desc.stiffness), "spring stiffness must be >= 0");
     require(desc.damping >= 0 && std::isfinite(desc.damping), "spring damping must be >= 0");
-    require(desc.rest_length >= 0 && std::isfinite(desc.rest_length), "spring rest length must be >= 0");
     require(finite(desc.anchor_a) && finite(desc.anchor_b), "spring anchors must be finite");
+    // The spring's length is the norm of the anchors' difference; past ~1e154 its square overflows, and a
+    // rest length defaulted to that distance (scenes) is infinite although none was given.
+    require(std::isfinite((desc.anchor_b - desc.anchor_a).squaredNorm()),
+            "spring anchors are too far apart: the square of their distance overflows a double");
+    if (!(desc.rest_length >= 0 && std::isfinite(desc.rest_length)))
+        throw std::invalid_argument("spring rest length must be a finite number >= 0, got " +
+                                    number_text(desc.rest_length));
     require_link_ends(desc.body_a, desc.body_b, "a spring");
     const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
     require(world_a || is_valid(desc.body_a), "spring body A is not valid");

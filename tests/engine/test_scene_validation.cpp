@@ -3,6 +3,8 @@
 // exit code 2 and the line on stderr.
 #include "engine_test_support.h"
 
+#include <simpulse/run.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -385,6 +387,22 @@ TEST(SceneValidation, SpringValues) {
             "{" + bodies +
             R"(, "springs": [{"bodies": ["world", "world"], "anchors": [[0, 0, 0], [0, 0, 1]], "stiffness": 1}]})"),
         R"(scene.json: /springs/0/bodies: a spring needs at least one body besides "world")");
+}
+
+TEST(SceneValidation, SpringAnchorsTooFarApart) {
+    // No rest_length given: it defaults to the anchors' distance, whose square overflows. The message was
+    // "spring rest length must be >= 0".
+    const Result<SceneDesc> scene = parse_scene(
+        R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+            "springs": [{"bodies": ["a", "world"], "anchors": [[0, 0, 0], [1e200, 0, 0]], "stiffness": 1}]})",
+        "scene.json");
+    ASSERT_TRUE(scene) << scene.error().message;
+    const Result<SceneWorld> built = build_world(scene.value());
+    ASSERT_FALSE(built);
+    EXPECT_EQ(
+        built.error().message,
+        "scene.json: /springs/0: spring anchors are too far apart: the square of their distance overflows "
+        "a double");
 }
 
 // ---- body rules -------------------------------------------------------------------------------------------

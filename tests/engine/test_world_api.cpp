@@ -233,6 +233,29 @@ TEST(WorldApi, LinkEndsFollowTheSceneRule) {
     EXPECT_EQ(self.error().message, "a joint needs two different bodies, got body 0 twice");
 }
 
+TEST(WorldApi, SpringAnchorsTooFarApartAreNamedAsSuch) {
+    // Anchors 1e200 apart have a distance whose square overflows: a scene without "rest_length" defaulted
+    // it to inf and was told "spring rest length must be >= 0".
+    World w;
+    BodyDesc d;
+    d.shape = create_sphere(0.1).value();
+    const BodyId ball = w.create_body(d).value();
+    SpringDesc s;
+    s.body_a = ball;
+    s.anchor_b = Vec3(1e200, 0, 0);
+    s.stiffness = 1;
+    s.rest_length = 1;
+    const Result<SpringId> far = w.add_spring(s);
+    ASSERT_FALSE(far);
+    EXPECT_EQ(far.error().message,
+              "spring anchors are too far apart: the square of their distance overflows a double");
+    s.anchor_b = Vec3(1, 0, 0);
+    s.rest_length = -0.5;
+    const Result<SpringId> negative = w.add_spring(s);
+    ASSERT_FALSE(negative);
+    EXPECT_EQ(negative.error().message, "spring rest length must be a finite number >= 0, got -0.5");
+}
+
 TEST(WorldApi, ConstructorRejectsInvalidSettings) {
     WorldSettings s;
     s.max_impact_gap = -1e-3;
