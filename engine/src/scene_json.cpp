@@ -20,6 +20,12 @@ std::string text_location(std::string_view text, std::size_t offset) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+// "line L, column C (byte offset N)" of the byte at `offset`, for problems a reader looks for with a hex
+// viewer as much as an editor (a NUL byte, what follows the document).
+std::string byte_location(std::string_view text, std::size_t offset) {
+    return text_location(text, offset + 1) + " (byte offset " + std::to_string(offset) + ")";
+}
+
 // The reason in a nlohmann exception message, without "[json.exception.x.n] " and "parse error at ...: ".
 std::string exception_reason(const std::string& what) {
     std::string reason = what;
@@ -66,6 +72,13 @@ class CheckingSax {
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
         // Syntax errors carry nlohmann's own "line L, column C"; others (number overflow) only the offset.
         const std::string what = ex.what();
+        // (Not "unexpected end of input", which ends an empty or truncated text.)
+        if (what.ends_with("; expected end of input") && position > 0) {
+            error_ = InputError{
+                byte_location(text_, position - 1),
+                "invalid JSON: text after the end of the document (only whitespace may follow it)", false};
+            return false;
+        }
         std::string where = text_location(text_, position);
         if (const std::size_t at = what.find(" at line "), colon = what.find(": ", at);
             what.find("parse error") != std::string::npos && at != std::string::npos &&
@@ -164,6 +177,11 @@ std::string format_error(std::string_view file, const InputError& error) {
 }
 
 Json parse_json_text(std::string_view text) {
+    // nlohmann's lexer takes a NUL byte for the end of the input, so "{...}\0anything" read as the part
+    // before it. JSON text has no NUL byte (in strings it must be escaped), so one anywhere is refused.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        throw InputError{byte_location(text, nul), "invalid JSON: a NUL byte (JSON text cannot contain one)",
+                         false};
     CheckingSax checker(text);
     const bool ok = Json::sax_parse(text.begin(), text.end(), &checker);
     if (checker.error()) throw *checker.error();

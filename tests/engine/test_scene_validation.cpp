@@ -40,6 +40,24 @@ TEST(SceneValidation, InvalidJsonNamesLineAndColumn) {
         "input; expected '[', '{', or a literal");
 }
 
+TEST(SceneValidation, NulByteOrTextAfterTheDocument) {
+    // nlohmann reads a NUL byte as the end of the input: everything after one was silently ignored.
+    using namespace std::string_literals;
+    EXPECT_EQ(
+        scene_error("{\"bodies\": []}\0{\"this is\": ignored}"s),
+        "scene.json: line 1, column 15 (byte offset 14): invalid JSON: a NUL byte (JSON text cannot contain "
+        "one)");
+    EXPECT_EQ(
+        scene_error("{\n\"dt\": 0.1}\0"s),
+        "scene.json: line 2, column 11 (byte offset 12): invalid JSON: a NUL byte (JSON text cannot contain "
+        "one)");
+    EXPECT_EQ(
+        scene_error("{\"dt\": 0.1}\n\n  x"),
+        "scene.json: line 3, column 3 (byte offset 15): invalid JSON: text after the end of the document "
+        "(only whitespace may follow it)");
+    EXPECT_EQ(scene_error("{\"dt\": 0.1}\n \t\r\n"), "valid");
+}
+
 TEST(SceneValidation, NumberOverflowIsNotFinite) {
     // JSON has no infinity; a literal beyond the double range is the only way to write one.
     EXPECT_EQ(scene_error("{\"dt\": 1e999}"),
@@ -612,6 +630,17 @@ TEST(SceneValidationCli, InvalidJsonExitsWithTwo) {
         r.err,
         "broken.json: line 2, column 12: invalid JSON: syntax error while parsing value - unexpected '}'; "
         "expected '[', '{', or a literal\n");
+}
+
+TEST(SceneValidationCli, NulByteInTheFileExitsWithTwo) {
+    const auto dir = test_dir();
+    write_file(dir / "nul.json", std::string("{\"bodies\": []}\0{\"this is\": ignored}", 35));
+    const CliResult r = run_cli({"validate", "nul.json"}, dir);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(
+        r.err,
+        "nul.json: line 1, column 15 (byte offset 14): invalid JSON: a NUL byte (JSON text cannot contain "
+        "one)\n");
 }
 
 TEST(SceneValidationCli, UnreadableFileExitsWithTwo) {
