@@ -58,6 +58,16 @@ void require_usable_mass(const MassProperties& mp) {
                                 " kg m^2): the shape is too small or too large for its density or mass");
 }
 
+// Planes are unbounded by design; any other shape whose box overflows (a static capsule of radius 1.7e308,
+// a mesh placed near the end of the double range) would reach the broad phase and the contact tests with
+// infinite coordinates, and the step would fail later on a body that did nothing wrong.
+void require_finite_bounds(const Aabb& bounds, ShapeType type) {
+    if (type == ShapeType::plane || (bounds.min.allFinite() && bounds.max.allFinite())) return;
+    throw std::invalid_argument(std::string("body bounding box is not finite: the ") + shape_type_name(type) +
+                                " reaches beyond the double range at this position (only planes may be "
+                                "unbounded)");
+}
+
 // A new body's state from its description (mass properties, placement, bounds), without a slot or proxy yet.
 Body body_from(const BodyDesc& desc, double contact_margin) {
     Body b;
@@ -90,6 +100,7 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
     b.com_position = desc.pose.position + b.orientation * b.local_center_of_mass;
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
     b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * contact_margin);
+    require_finite_bounds(b.bounds, b.shape->type());
     return b;
 }
 

@@ -256,6 +256,41 @@ TEST(WorldApi, SpringAnchorsTooFarApartAreNamedAsSuch) {
     EXPECT_EQ(negative.error().message, "spring rest length must be a finite number >= 0, got -0.5");
 }
 
+TEST(WorldApi, ShapesWhoseBoundsOverflowAreRefused) {
+    // A static compound holding a capsule of radius and length 1.7e308 was accepted; the first step then
+    // failed with "ball became non-finite" on the ball resting near it.
+    World w;
+    BodyDesc d;
+    d.is_static = true;
+    d.shape = create_compound({{create_capsule(1.7e308, 0.85e308).value(), Pose{}},
+                               {create_sphere(1).value(), Pose{Vec3(0, 0, -5)}}})
+                  .value();
+    const Result<BodyId> huge = w.create_body(d);
+    ASSERT_FALSE(huge);
+    EXPECT_EQ(
+        huge.error().message,
+        "body bounding box is not finite: the compound reaches beyond the double range at this position "
+        "(only planes may be unbounded)");
+    d.shape = create_box(Vec3(1e308, 1, 1)).value();
+    d.pose.position = Vec3(1e308, 0, 0);
+    EXPECT_FALSE(w.create_body(d)) << "finite shape, overflowing at its position";
+    EXPECT_EQ(w.body_count(), 0u);
+    d.pose.position = Vec3::Zero();
+    EXPECT_TRUE(w.create_body(d)) << "the same box at the origin";
+    d.shape = create_plane(Vec3::UnitZ(), 0).value();
+    EXPECT_TRUE(w.create_body(d)) << "planes are unbounded by design";
+    d.shape =
+        create_triangle_mesh({Vec3(0, 0, 0), Vec3(1e150, 0, 0), Vec3(0, 1e150, 0)}, {{{0, 1, 2}}}).value();
+    EXPECT_TRUE(w.create_body(d)) << "a large mesh";
+    d.shape = create_height_field(Vec2(0, 0), Vec2(1, 1), 2, 2, {0, 0, 0, 1e300}).value();
+    EXPECT_TRUE(w.create_body(d)) << "a tall height field";
+    BodyDesc ball;
+    ball.shape = create_sphere(0.1).value();
+    ball.pose.position = Vec3(0, 0, 1);
+    ASSERT_TRUE(w.create_body(ball));
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(w.step(0.01)) << "step " << i;
+}
+
 TEST(WorldApi, ConstructorRejectsInvalidSettings) {
     WorldSettings s;
     s.max_impact_gap = -1e-3;
