@@ -64,6 +64,15 @@ void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt
     }
 }
 
+void restagger_velocities(std::span<Body> bodies, const Vec3& gravity, double previous_dt, double dt) {
+    const double shift = 0.5 * (previous_dt - dt);
+    for (Body& b : bodies) {
+        if (!b.alive || b.is_static || b.asleep) continue;
+        b.velocity += shift * (gravity + b.inverse_mass * b.force);
+        if (!b.torque.isZero(0)) b.angular_velocity += shift * (b.inverse_inertia_world * b.torque);
+    }
+}
+
 void integrate_positions(std::span<Body> bodies, double dt) {
     const double h = 0.5 * dt;
     for (Body& b : bodies) {

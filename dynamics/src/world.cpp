@@ -357,6 +357,7 @@ void DynamicsWorld::sync_solver_bodies(bool to_solver) {
             s.inverse_mass = moving ? b.inverse_mass : 0.0;
             s.inverse_inertia_local = moving ? b.inverse_inertia_local : Mat3::Zero();
             s.inverse_inertia = moving ? b.inverse_inertia_world : Mat3::Zero();
+            s.kick = moving && i < kicks_.size() ? kicks_[i] : Vec3::Zero();
         }
     } else {
         for (std::size_t i = 0; i < bodies_.size(); ++i) {
@@ -477,6 +478,11 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
         velocity_backup_[i] = {bodies_[i].velocity, bodies_[i].angular_velocity};
     // (1) velocities from external forces: gravity, springs, applied forces and torques.
     accumulate_spring_forces(springs_, bodies_);
+    if (last_step_length_ > 0 && dt != last_step_length_)
+        restagger_velocities(bodies_, settings_.gravity, last_step_length_, dt);
+    kicks_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i)
+        kicks_[i] = dt * (settings_.gravity + bodies_[i].inverse_mass * bodies_[i].force);
     integrate_velocities(bodies_, settings_.gravity, dt);
     for (Body& b : bodies_) {
         b.force.setZero();
@@ -567,6 +573,7 @@ StepStatus DynamicsWorld::step(double dt) {
             continue;
         }
         remaining = h == remaining ? 0.0 : remaining - h;
+        last_step_length_ = h;
         ++last_substeps_;
     }
     ++step_count_;

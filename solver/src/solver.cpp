@@ -22,6 +22,43 @@ bool is_impact(const detail::Row& row, double approach_velocity, const SolverSet
     return !row.persistent && !skip_restitution(approach_velocity, settings);
 }
 
+// When in the step an impact happens, and what that means for its rebound. The solve sees the step's
+// mid-point velocity (semi-implicit Euler carries v(t + dt/2), the external forces' whole kick a dt already
+// in it), and e lambda reverses all of it, as if the bodies met half-way through the step; the position
+// projection then moves them as if they had met at once ((1 + e) gap). Exactly, along the row (separation s,
+// relative acceleration a from the kicks, start approach u0): they meet after tau, the root of
+// gap - u0 tau + a tau^2 / 2 = 0, at the speed v = u0 - a tau, and leave at e v; the velocity to carry is
+// that rebound's at mid-step, e v + a (dt/2 - tau), and the rebound ends the step (1 + e) v tau closer than
+// the carried velocity takes it. Exact for one contact under constant forces (a ball at e = 1 keeps its
+// height bounce after bounce at any step), and for contacts that share their approach; without a relative
+// kick along the row (two bodies under gravity alone, a horizontal contact) the factor is e and the pull
+// (1 + e) gap, as before this correction.
+struct ImpactTiming {
+    double factor;  // of lambda, the restitution impulse
+    double pull;    // the position projection's restitution_pull, m
+};
+
+ImpactTiming impact_timing(const detail::Row& r, const ContactConstraint& c, double approach_velocity,
+                           std::span<const SolverBody> bodies, double dt) {
+    const double speed = -approach_velocity;  // > 0: it is an impact
+    double kick = 0;
+    if (r.a != detail::kNoBody) kick -= r.dir.dot(bodies[r.a].kick);
+    if (r.b != detail::kNoBody) kick += r.dir.dot(bodies[r.b].kick);
+    const double gap = std::max(0.0, -c.depth), e = c.restitution;
+    if (kick == 0 || !(dt > 0)) return {e, (1 + e) * gap};
+    const double a = kick / dt;
+    const double u0 = speed + 0.5 * kick;  // approach at the start of the step
+    const double discriminant = u0 * u0 - 2 * a * gap;
+    const double tau = gap == 0 ? 0.0
+                       : u0 > 0 && discriminant >= 0
+                           ? std::min(2 * gap / (u0 + std::sqrt(discriminant)), dt)
+                           : dt;  // the kick stops the approach first: the latest the solve allows
+    const double impact_speed = u0 - a * tau;
+    const double rebound = e * impact_speed + a * (0.5 * dt - tau);
+    if (!(rebound > 0)) return {0.0, gap};  // falls back within the step: it stays in contact
+    return {rebound / speed, (1 + e) * impact_speed * tau};
+}
+
 // Where a point of a body rotating at its current angular velocity ends a step of length dt, relative to
 // where the start velocity of that point would take it: (R(w dt) - 1) r - dt w x r with r from the centre of
 // mass (the integrator turns bodies by exactly R(w dt)). Second order in dt: the sagitta of the point's arc,
@@ -603,11 +640,12 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
             if (c.restitution <= 0 ||
                 !is_impact(r, approach[static_cast<std::size_t>(&r - island_rows.data())], settings))
                 continue;
-            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+            const ImpactTiming impact =
+                impact_timing(r, c, approach[static_cast<std::size_t>(&r - island_rows.data())], bodies, dt);
+            detail::apply_row_impulse(r, impact.factor * r.lambda, bodies);
             any_restitution = true;
             stats.impact_gap = std::max(stats.impact_gap, -c.depth);
-            if (c.depth < 0 && r.target == 0)
-                contact_rows[r.source].restitution_pull = (1 + c.restitution) * -c.depth;
+            if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = impact.pull;
         }
         // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
         // restitution on its impulses too.

@@ -231,7 +231,8 @@ class DynamicsWorld {
     std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
     std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps
     std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
-    std::vector<std::uint32_t> island_parent_;            // union-find of the sleep test
+    std::vector<Vec3> kicks_;  // velocity the external forces add in the current substep (SolverBody::kick)
+    std::vector<std::uint32_t> island_parent_;  // union-find of the sleep test
     std::vector<char> island_restless_;
     std::vector<std::uint32_t> wake_next_step_;  // sleepers a resting body touched (collision_stage)
 
@@ -239,6 +240,7 @@ class DynamicsWorld {
     std::uint64_t step_count_ = 0;
     int last_substeps_ = 1;
     double last_joint_drift_ = 0;
+    double last_step_length_ = 0;  // of the last accepted substep (restagger_velocities); 0 before the first
 };
 
 }  // namespace simpulse

@@ -42,7 +42,9 @@ struct SolverSettings {
     double penetration_correction = 0.8;
     double max_correction = 0.02;   // largest position correction per contact per step, m
     double joint_tolerance = 1e-9;  // m
-    int max_projection_iterations = 20;
+    // A cap, not a count: most steps converge in a few. 20 left one step of the S4 chain (1:1000, 1/60 s) at
+    // 2.8e-5 m once split substeps restagger their velocities (bench_scenes --scenes s4); 40 converges there.
+    int max_projection_iterations = 40;
     // How many times the re-check loop may solve again for points that became approaching after the
     // restitution impulses (both modes).
     int recheck_iterations = 8;

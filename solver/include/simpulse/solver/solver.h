@@ -29,6 +29,9 @@ struct SolverBody {
     double inverse_mass = 0;
     Mat3 inverse_inertia_local = Mat3::Zero();  // body frame
     Mat3 inverse_inertia = Mat3::Zero();        // world: R inverse_inertia_local R^T
+    // Velocity the step's external forces (gravity, springs, applied forces) added before the solve, a dt:
+    // it tells how the approach at an impact differs from the step's mid-point velocity the solve sees.
+    Vec3 kick = Vec3::Zero();
 };
 
 // One contact point. The impulse acts along +normal on B and -normal on A.
