@@ -245,6 +245,9 @@ int run(const Options& options) {
                 "residual {:.3g} pairs {} (reused {})",
                 step, sw.world.time(), sw.world.dynamics().last_substeps(), s.islands, s.rows,
                 s.largest_island_rows, s.iterations, s.pivots, s.residual, c.pairs, c.reused);
+            if (s.inelastic_energy_guards > 0 || s.restitution_energy_guards > 0)
+                spdlog::debug("step {}: energy safeguards: inelastic {} restitution {} (islands)", step,
+                              s.inelastic_energy_guards, s.restitution_energy_guards);
         }
         progress.update(sw.world.time(), scene->duration, step, total);
     };

@@ -87,7 +87,10 @@ struct Solver::Impl {
     Eigen::MatrixXd joint_coupling;              // ... their A = J M^-1 J^T
     Eigen::VectorXd joint_rhs;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> joint_decomposition;
-    std::vector<double> phase_1_lambda;      // warm start of an island's phase 1
+    std::vector<double> phase_1_lambda;  // warm start of an island's phase 1
+    // Energy safeguards of solve_exact: the island's bodies (each once) and their velocities after phase 1.
+    std::vector<std::uint32_t> guard_bodies;
+    std::vector<Vec3> guard_velocity, guard_angular_velocity;
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
@@ -127,6 +130,14 @@ struct Solver::Impl {
                              const SolverSettings& settings, detail::BlcpResult& result);
     detail::BlcpResult solve_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
                                     const SolverSettings& settings);
+    // Energy safeguards (solve_exact). Phase 1: true if the island's impulses (rows' lambda, already applied)
+    // are finite and raise its kinetic energy, 1/2 sum lambda_i (q_i + w_i) with q the row velocities before
+    // the solve, by no more than a solution of the complementarity problem can (the joints' targets) plus
+    // what its residual allows. Restitution: collects the island's bodies and their velocities.
+    bool inelastic_energy_ok(std::span<const detail::Row> island, std::span<const double> before,
+                             std::span<const SolverBody> bodies, double residual) const;
+    void collect_guard_bodies(std::span<const detail::Row> island, std::span<const SolverBody> bodies);
+    double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard_bodies
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
     void record(const detail::BlcpResult& result, bool direct);
 };

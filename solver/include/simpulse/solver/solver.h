@@ -78,6 +78,13 @@ struct SolverStats {
     // configuration.
     double impact_gap = 0;
     int projection_iterations = 0;
+    // Exact mode, energy safeguards (never triggered by a converged, consistent solve): islands whose
+    // inelastic phase raised their kinetic energy beyond what its residual and joint targets allow (solved
+    // again iteratively, or left without impulses) or gave non-finite impulses, and islands whose restitution
+    // phase (e lambda and the re-check loop) ended with more kinetic energy than before the impact (its
+    // restitution impulses scaled back until it does not).
+    int inelastic_energy_guards = 0;
+    int restitution_energy_guards = 0;
     double joint_drift = 0;  // largest joint separation before the position projection, m
     double joint_error = 0;  // largest joint separation after the position projection, m
 };
