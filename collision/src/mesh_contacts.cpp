@@ -7,10 +7,12 @@
 #include <simpulse/collision/gjk.h>
 #include <simpulse/collision/manifold_reduction.h>
 #include <simpulse/collision/mesh_contacts.h>
+#include <simpulse/collision/plane_contacts.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace simpulse {
 namespace {
@@ -143,6 +145,13 @@ void triangle_feature(const MeshTriangle& t, const Vec3& m, ContactFeature& out)
 
 bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
     const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
+    return b.minCoeff() >= -kBarycentricTolerance;
+}
+
+// The same along +z: whether p lies above or below the triangle of a height field (whose normals all have
+// n.z > 0, the grid spacing being positive).
+bool inside_vertical_prism(const MeshTriangle& t, const Vec3& p) {
+    const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) / t.normal.z() * Vec3::UnitZ());
     return b.minCoeff() >= -kBarycentricTolerance;
 }
 
@@ -320,12 +329,33 @@ class PlaneGroups {
     int count_ = 0;
 };
 
+// The shape's own contact points against the triangle's plane (collide_convex_plane: box corners, hull
+// vertices, the rims of cylinders and cones, ...) deeper than -margin, reduced to four, and kept where they
+// lie over the triangle (in its prism along n, or straight below it for a height field), appended to `out`.
+// Points already in `existing` (the same position) are skipped.
+void plane_points(const Shape& shape, const Pose& pose, const MeshTriangle& t, bool vertical, double margin,
+                  const ContactCandidates& existing, ContactCandidates& out) {
+    const Vec3& n = t.normal;
+    Manifold m;
+    if (!collide_convex_plane(shape, pose, Plane{n, n.dot(t.v[0])}, Pose{}, CollideSettings{margin}, m))
+        return;
+    for (int i = 0; i < m.count; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        if (!(vertical ? inside_vertical_prism(t, p.position) : inside_triangle_prism(t, p.position)))
+            continue;
+        bool repeated = false;
+        for (int k = 0; k < existing.count && !repeated; ++k)
+            repeated = (existing[k].position - p.position).norm() <= 1e-9 * (1 + p.position.norm());
+        if (!repeated) out.add({p.position, p.depth, mix_id(t.index, 0x20000u | p.id)});
+    }
+}
+
 // Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
-// shape to the triangle; false when nothing lies within the margin.
+// shape to the triangle; false when nothing lies within the margin. Front side only: a shape whose centre is
+// behind the triangle's plane is left to back_triangle_candidates.
 bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, double margin, Vec3& normal,
                          TriangleSource& source, ContactCandidates& out) {
     const Vec3& n = t.normal;
-    // One-sided: a shape whose centre is behind the plane belongs to the other side (or fell through).
     if (n.dot(convex.center() - t.v[0]) < 0) return false;
     // The face axis bounds the depth: a shape entirely above the plane by more than the margin cannot touch.
     if (n.dot(t.v[0] - convex.support(-n)) < -margin) return false;
@@ -357,6 +387,24 @@ bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, dou
     return core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out) > 0;
 }
 
+// A triangle whose plane the shape's centre is behind, for a shape that touches no triangle from the front:
+// it sank or was pushed past half its thickness within a step (a small or thin body, or one turned into the
+// ground about a single contact point), and front-side culling alone would drop it for good. A mesh may be
+// open with empty space behind it: its triangle holds the shape only while the shape still reaches the front
+// side (straddles the plane). A height field is solid below its surface: its triangle holds any point of the
+// shape straight below it, however deep. The contact takes the face normal (never an edge normal: no ghost
+// normals on a flat floor), so it pushes the shape back out through the front, at the shape's own points
+// below the plane (plane_points).
+bool back_triangle_candidates(const Shape& shape, const Pose& pose, const ConvexSupport& convex,
+                              const MeshTriangle& t, bool solid_below, double margin, Vec3& normal,
+                              ContactCandidates& out) {
+    const Vec3& n = t.normal;
+    if (!solid_below && !(n.dot(convex.support(n) - t.v[0]) > 0)) return false;
+    plane_points(shape, pose, t, solid_below, margin, ContactCandidates{}, out);
+    normal = -n;
+    return out.count > 0;
+}
+
 // Local bounding box of a convex shape from its supports along the frame axes, grown by the margin.
 Aabb support_box(const ConvexSupport& s, double margin) {
     Aabb box;
@@ -367,25 +415,45 @@ Aabb support_box(const ConvexSupport& s, double margin) {
     return box;
 }
 
-// Shared driver: the shape in the static body's frame, one callback per candidate triangle, then merging and
-// the transform of the new manifolds to world.
 // Shared driver: the shape in the static body's frame, one callback per candidate triangle, the plane groups,
-// then the transform of the new manifolds to world.
+// then the transform of the new manifolds to world. Triangles seen from behind are kept aside and used only
+// when no triangle touches the shape from the front (back_triangle_candidates), so a shape resting on or
+// pressed into a front face never also gets contacts from back faces (the far side of a thin closed mesh,
+// the neighbour of a crease).
 template <class ForEachTriangle>
 int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& pose_b,
-                           const CollideSettings& settings, std::vector<Manifold>& out,
+                           const CollideSettings& settings, bool solid_below, std::vector<Manifold>& out,
                            ForEachTriangle&& for_each_triangle) {
-    const ConvexSupport local(convex, pose_b.inverse() * pose_a);
+    const Pose local_pose = pose_b.inverse() * pose_a;
+    const ConvexSupport local(convex, local_pose);
     const std::size_t first = out.size();
     PlaneGroups groups;
+    bool front = false;
+    std::vector<MeshTriangle> behind;
     for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
+        if (t.normal.dot(local.center() - t.v[0]) < 0) {
+            if (!front) behind.push_back(t);
+            return;
+        }
         ContactCandidates c;
         Vec3 normal;
         TriangleSource source;
         source.triangle = t.index;
-        if (triangle_candidates(local, t, settings.margin, normal, source, c))
+        if (triangle_candidates(local, t, settings.margin, normal, source, c)) {
+            front = true;
             groups.add(normal, c, source, out);
+        }
     });
+    if (!front)
+        for (const MeshTriangle& t : behind) {
+            ContactCandidates c;
+            Vec3 normal;
+            TriangleSource source;
+            source.triangle = t.index;
+            if (back_triangle_candidates(convex, local_pose, local, t, solid_below, settings.margin, normal,
+                                         c))
+                groups.add(normal, c, source, out);
+        }
     groups.flush(out);
     for (std::size_t k = first; k < out.size(); ++k) {
         out[k].normal = pose_b.rotate(out[k].normal);
@@ -417,18 +485,19 @@ bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t,
 
 int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleMesh& mesh, const Pose& pose_b,
                         const CollideSettings& settings, std::vector<Manifold>& out) {
-    return collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
-        bvh_query(mesh.bvh, box, [&](std::uint32_t index) {
-            const auto& tri = mesh.triangles[index];
-            MeshTriangle t;
-            for (int k = 0; k < 3; ++k)
-                t.v[static_cast<std::size_t>(k)] = mesh.vertices[tri[static_cast<std::size_t>(k)]];
-            t.normal = mesh.normals[index];
-            t.convex_edges = mesh.convex_edges[index];
-            t.index = index;
-            visit(t);
+    return collide_with_triangles(
+        convex, pose_a, pose_b, settings, false, out, [&](const Aabb& box, auto&& visit) {
+            bvh_query(mesh.bvh, box, [&](std::uint32_t index) {
+                const auto& tri = mesh.triangles[index];
+                MeshTriangle t;
+                for (int k = 0; k < 3; ++k)
+                    t.v[static_cast<std::size_t>(k)] = mesh.vertices[tri[static_cast<std::size_t>(k)]];
+                t.normal = mesh.normals[index];
+                t.convex_edges = mesh.convex_edges[index];
+                t.index = index;
+                visit(t);
+            });
         });
-    });
 }
 
 MeshTriangle height_field_triangle(const HeightField& f, int i, int j, int half) {
@@ -469,8 +538,8 @@ int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const H
                                 const Pose& pose_b, const CollideSettings& settings,
                                 std::vector<Manifold>& out) {
     const std::size_t first = out.size();
-    const int added =
-        collide_with_triangles(convex, pose_a, pose_b, settings, out, [&](const Aabb& box, auto&& visit) {
+    const int added = collide_with_triangles(
+        convex, pose_a, pose_b, settings, true, out, [&](const Aabb& box, auto&& visit) {
             const int j0 =
                 std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
             const int j1 = std::min(
@@ -483,11 +552,9 @@ int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const H
                 for (int j = j0; j <= j1; ++j) {
                     const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
                                  h3 = f.height(i + 1, j + 1);
-                    // The cell's surface lies between its lowest and highest corner: skip it when the box
-                    // misses that slab (entirely above the surface, or entirely below it and so behind its
-                    // one-sided faces).
-                    if (std::max({h0, h1, h2, h3}) < box.min.z() || std::min({h0, h1, h2, h3}) > box.max.z())
-                        continue;
+                    // The cell's surface lies below its highest corner: skip it when the box is entirely
+                    // above. A box entirely below the surface is inside the solid under it and still visited.
+                    if (std::max({h0, h1, h2, h3}) < box.min.z()) continue;
                     visit(height_field_triangle(f, i, j, 0));
                     visit(height_field_triangle(f, i, j, 1));
                 }

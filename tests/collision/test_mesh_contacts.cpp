@@ -1,8 +1,9 @@
 // Tests of convex shapes against triangle meshes and height fields (mesh_contacts.h): no ghost normals on a
 // flat triangulated floor (the quality bar: a box dragged and a cylinder rolled across a 20 x 20 floor,
 // including positions exactly on edges and vertices), real normals at convex and concave creases against
-// closed forms, one-sidedness, and the height field against the same surface built as a triangle mesh by
-// make_triangle_mesh (an independent triangulation and edge classification).
+// closed forms, one-sidedness (and its limit: sunk shapes, thin closed meshes), and the height field against
+// the same surface built as a triangle mesh by make_triangle_mesh (an independent triangulation and edge
+// classification).
 #include <simpulse/collision/mesh_contacts.h>
 #include <simpulse/collision/narrow_phase.h>
 
@@ -219,11 +220,62 @@ TEST(MeshCreases, SphereInAConcaveValleyTouchesBothFaces) {
     }
 }
 
-TEST(MeshCreases, ShapesBehindTheFrontFacesAreIgnored) {
+TEST(MeshCreases, ShapesEntirelyBehindTheFrontFacesAreIgnored) {
+    // A mesh may be open: what lies wholly behind its faces is on the other side.
     const ShapePtr floor = grid_mesh(4, [](double, double) { return 0.0; });
     EXPECT_TRUE(
-        run(floor, Pose{}, make_box(Vec3::Constant(0.3)), Pose{Vec3(2, 2, -0.29), Quat::Identity()}).empty());
-    EXPECT_TRUE(run(floor, Pose{}, make_sphere(0.3), Pose{Vec3(2, 2, -0.1), Quat::Identity()}).empty());
+        run(floor, Pose{}, make_box(Vec3::Constant(0.3)), Pose{Vec3(2, 2, -0.31), Quat::Identity()}).empty());
+    EXPECT_TRUE(run(floor, Pose{}, make_sphere(0.3), Pose{Vec3(2, 2, -0.3001), Quat::Identity()}).empty());
+}
+
+TEST(MeshCreases, SunkShapesArePushedBackOutThroughTheFace) {
+    // Centre behind the floor but the shape still reaching its front side, nothing touching from the front:
+    // a body that sank past half its thickness within a step. It gets the face normal, at the depth of its
+    // deepest point below the plane (box: 0.29 + 0.3; sphere: 0.1 + 0.3) and, for the box, its four bottom
+    // corners.
+    const ShapePtr floor = grid_mesh(4, [](double, double) { return 0.0; });
+    const Pose box_pose{Vec3(2.2, 1.7, -0.29), about(Vec3::UnitZ(), 0.3)};
+    const auto box = run(floor, Pose{}, make_box(Vec3::Constant(0.3)), box_pose, 0.01);
+    ASSERT_EQ(box.size(), 1u);
+    EXPECT_NEAR((box[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    ASSERT_EQ(box[0].count, 4);
+    for (int i = 0; i < 4; ++i) {
+        const ContactPoint& p = box[0].points[static_cast<std::size_t>(i)];
+        EXPECT_NEAR(p.depth, 0.59, kExact);
+        EXPECT_NEAR(box_pose.inverse_transform_point(p.position).z(), -0.3 + 0.5 * 0.59, kExact);
+    }
+    const auto sphere = run(floor, Pose{}, make_sphere(0.3), Pose{Vec3(2, 2, -0.1), Quat::Identity()});
+    ASSERT_EQ(sphere.size(), 1u);
+    EXPECT_NEAR((sphere[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    ASSERT_EQ(sphere[0].count, 1);
+    EXPECT_NEAR(sphere[0].points[0].depth, 0.4, kExact);
+}
+
+TEST(MeshCreases, ThinClosedSlabGivesNoBackFaceContact) {
+    // A closed slab 0.1 thick (top face at z = 0, bottom at -0.1, both facing out). A box pressed 0.15 into
+    // the top face reaches through the bottom face's plane: the top face still touches it from the front, so
+    // the bottom face (whose plane its centre is behind) adds nothing: one patch, normal +z, depth 0.15.
+    const double t = 0.1;
+    std::vector<Vec3> v{Vec3(0, 0, 0),  Vec3(4, 0, 0),  Vec3(4, 4, 0),  Vec3(0, 4, 0),
+                        Vec3(0, 0, -t), Vec3(4, 0, -t), Vec3(4, 4, -t), Vec3(0, 4, -t)};
+    const ShapePtr slab = make_triangle_mesh(v, {{{0, 1, 2}},
+                                                 {{0, 2, 3}},
+                                                 {{4, 6, 5}},
+                                                 {{4, 7, 6}},
+                                                 {{0, 4, 5}},
+                                                 {{0, 5, 1}},
+                                                 {{1, 5, 6}},
+                                                 {{1, 6, 2}},
+                                                 {{2, 6, 7}},
+                                                 {{2, 7, 3}},
+                                                 {{3, 7, 4}},
+                                                 {{3, 4, 0}}});
+    const auto out =
+        run(slab, Pose{}, make_box(Vec3(0.5, 0.5, 0.2)), Pose{Vec3(2, 2, 0.05), Quat::Identity()});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    for (int i = 0; i < out[0].count; ++i)
+        EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, 0.15, kExact);
 }
 
 TEST(MeshContacts, SubIndexIsTheTouchingTriangle) {
@@ -244,6 +296,18 @@ TEST(HeightField, SubIndexIsTheTouchingCell) {
         ASSERT_EQ(out.size(), 1u);
         EXPECT_EQ(out[0].sub_b, 6u) << xy.transpose();
     }
+}
+
+TEST(HeightField, IsSolidBelowItsSurface) {
+    // A height field has no back side: a box wholly below the flat surface (top 0.2 below it) is pushed up
+    // along the face normal, at the depth of its bottom (0.5 + 0.3).
+    const ShapePtr field = grid_field(4, [](double, double) { return 0.0; });
+    const auto out =
+        run(field, Pose{}, make_box(Vec3::Constant(0.3)), Pose{Vec3(2.2, 1.7, -0.5), Quat::Identity()});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    ASSERT_EQ(out[0].count, 4);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, 0.8, kExact);
 }
 
 TEST(HeightField, FlatFieldOnlySeesTheFaceNormal) {

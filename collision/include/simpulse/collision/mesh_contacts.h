@@ -1,6 +1,11 @@
 // Convex shapes against static triangle meshes and height fields. Each triangle near the shape (BVH query, or
 // the cells under the shape's box) is a one-sided contact: a shape whose centre is behind the triangle's
-// plane is ignored (the mesh is solid below its front faces). The contact normal is the triangle's face
+// plane is left out, unless no triangle touches the shape from the front. Then the shape sank past half its
+// thickness (a small or thin body within one step) and the triangles behind it push it back out along their
+// face normals, at its own points below the plane (as against a plane): on a mesh, which may be open, only
+// while the shape still reaches the front side; on a height field, solid below its surface, at any depth
+// (every cell under the shape's box is visited). Since this needs no front contact, a shape pressed into a
+// thin closed mesh never also gets the far faces' normals. The contact normal is the triangle's face
 // normal unless the closest points of the cores (GJK) lie on a convex edge or at a vertex of a convex edge,
 // where the edge/vertex normal is real; on flat and concave ("internal") edges, and whenever the core itself
 // cuts the triangle, the face normal is used (Bullet's btInternalEdgeUtility, Jolt's active edges): a body
