@@ -352,9 +352,11 @@ void plane_points(const Shape& shape, const Pose& pose, const MeshTriangle& t, b
 
 // Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
 // shape to the triangle; false when nothing lies within the margin. Front side only: a shape whose centre is
-// behind the triangle's plane is left to back_triangle_candidates.
-bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, double margin, Vec3& normal,
-                         TriangleSource& source, ContactCandidates& out) {
+// behind the triangle's plane is left to back_triangle_candidates. With `shape` (at `pose`), a face contact
+// also gets the shape's penetrating plane points, in `plane_out` (their own source: they are never clamped).
+bool triangle_candidates(const Shape* shape, const Pose& pose, const ConvexSupport& convex,
+                         const MeshTriangle& t, double margin, Vec3& normal, TriangleSource& source,
+                         ContactCandidates& out, ContactCandidates& plane_out) {
     const Vec3& n = t.normal;
     if (n.dot(convex.center() - t.v[0]) < 0) return false;
     // The face axis bounds the depth: a shape entirely above the plane by more than the margin cannot touch.
@@ -384,7 +386,13 @@ bool triangle_candidates(const ConvexSupport& convex, const MeshTriangle& t, dou
         triangle_feature(t, m, ft);
     }
     normal = -m;
-    return core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out) > 0;
+    core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out);
+    // Along the face normal the axis-rotation feature is only what lies within a small cone of the deepest
+    // point: for a body sunk at an angle (a box on one edge, a thin cylinder on one rim point) the rest of
+    // what is below the plane would be missed, and pushing the deepest feature up only turns the body about
+    // it. Every penetrating point of the shape over the triangle is a contact, as against a plane.
+    if (face && shape) plane_points(*shape, pose, t, false, 0, out, plane_out);
+    return out.count + plane_out.count > 0;
 }
 
 // A triangle whose plane the shape's centre is behind, for a shape that touches no triangle from the front:
@@ -435,13 +443,16 @@ int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& 
             if (!front) behind.push_back(t);
             return;
         }
-        ContactCandidates c;
+        ContactCandidates c, plane;
         Vec3 normal;
         TriangleSource source;
         source.triangle = t.index;
-        if (triangle_candidates(local, t, settings.margin, normal, source, c)) {
+        if (triangle_candidates(&convex, local_pose, local, t, settings.margin, normal, source, c, plane)) {
             front = true;
             groups.add(normal, c, source, out);
+            TriangleSource plane_source;
+            plane_source.triangle = t.index;
+            groups.add(normal, plane, plane_source, out);
         }
     });
     if (!front)
@@ -476,7 +487,8 @@ bool collide_convex_triangle(const ConvexSupport& convex, const MeshTriangle& t,
     ContactCandidates c;
     Vec3 normal;
     TriangleSource source;
-    if (!triangle_candidates(convex, t, margin, normal, source, c)) return false;
+    ContactCandidates unused;
+    if (!triangle_candidates(nullptr, Pose{}, convex, t, margin, normal, source, c, unused)) return false;
     reduce_contacts(c.view(), normal, out);
     out.sub_a = 0;
     out.sub_b = t.index;
