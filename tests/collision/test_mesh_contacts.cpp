@@ -251,6 +251,20 @@ TEST(MeshCreases, SunkShapesArePushedBackOutThroughTheFace) {
     EXPECT_NEAR(sphere[0].points[0].depth, 0.4, kExact);
 }
 
+TEST(MeshCreases, ShapesThatCouldHaveCrossedWithinTheStepAreHeld) {
+    // Wholly behind the open floor, but by less than the margin (which includes how far the shape can move in
+    // the step): it may have gone through within the step, and is pushed back out. Box top 0.05 below the
+    // floor: depth of its bottom 0.65.
+    const ShapePtr floor = grid_mesh(4, [](double, double) { return 0.0; });
+    const Pose pose{Vec3(2.2, 1.7, -0.35), Quat::Identity()};
+    EXPECT_TRUE(run(floor, Pose{}, make_box(Vec3::Constant(0.3)), pose, 0.04).empty());
+    const auto out = run(floor, Pose{}, make_box(Vec3::Constant(0.3)), pose, 0.06);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NEAR((out[0].normal - Vec3::UnitZ()).norm(), 0, kExact);
+    ASSERT_EQ(out[0].count, 4);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[0].points[static_cast<std::size_t>(i)].depth, 0.65, kExact);
+}
+
 TEST(MeshCreases, ThinClosedSlabGivesNoBackFaceContact) {
     // A closed slab 0.1 thick (top face at z = 0, bottom at -0.1, both facing out). A box pressed 0.15 into
     // the top face reaches through the bottom face's plane: the top face still touches it from the front, so
