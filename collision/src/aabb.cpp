@@ -5,6 +5,7 @@
 // fields.
 #include <simpulse/collision/shape.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -77,7 +78,10 @@ Aabb compute_aabb(const Shape& shape, const Pose& pose) {
             const auto& f = std::get<HeightField>(shape.geometry);
             const HeightField::Level& top = f.levels.back();
             const Vec2 far = f.origin + Vec2((f.columns - 1) * f.spacing.x(), (f.rows - 1) * f.spacing.y());
-            const Aabb local{Vec3(f.origin.x(), f.origin.y(), top.min_height[0]),
+            // Solid below its surface: a body that went through within a step is still paired with it and
+            // pushed back up (mesh_contacts.h), down to a depth of the field's larger horizontal size.
+            const double depth = std::max(far.x() - f.origin.x(), far.y() - f.origin.y());
+            const Aabb local{Vec3(f.origin.x(), f.origin.y(), top.min_height[0] - depth),
                              Vec3(far.x(), far.y(), top.max_height[0])};
             return box_of_local_box(local, pose);
         }

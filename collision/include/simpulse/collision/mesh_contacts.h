@@ -5,18 +5,19 @@
 // face normals, at its own points below the plane (as against a plane): on a mesh, which may be open, only
 // while the shape still reaches the front side or lies behind it by less than the margin (which includes
 // how far the shape can move in the step); on a height field, solid below its surface, at any depth
-// (every cell under the shape's box is visited). As back faces count only without any front contact, a
-// shape pressed into a thin closed mesh never also gets the far faces' normals. The contact normal is the
-// triangle's face normal unless the closest points of the cores (GJK) lie on a convex edge or at a vertex of
-// a convex edge, where the edge/vertex normal is real; on flat and concave ("internal") edges, and whenever
-// the core itself cuts the triangle, the face normal is used (Bullet's btInternalEdgeUtility, Jolt's active
-// edges): a body sliding over a triangulated floor never sees a ghost edge normal. The features along the
-// normal are then clipped as in the axis-rotation method (axis_rotation.h); a face contact also takes the
-// shape's own points that penetrate the plane over the triangle (as against a plane), since the axis-rotation
-// feature along the face normal is only what lies within a small cone of the deepest point (one rim point of
-// a tilted thin cylinder, one edge of a box resting on it). The per-triangle patches with the same normal
-// (coplanar triangles) are merged and reduced to four points (Strashnov & Torgashev 2020, sect. V: one patch
-// per plane).
+// (every cell under the shape's box is visited, and the field's bounding box reaches below its lowest point
+// by its larger horizontal size, so such a body stays paired with it). As back faces count only without any
+// front contact, a shape pressed into a thin closed mesh never also gets the far faces' normals. The contact
+// normal is the triangle's face normal unless the closest points of the cores (GJK) lie on a convex edge or
+// at a vertex of a convex edge, where the edge/vertex normal is real; on flat and concave ("internal") edges,
+// and whenever the core itself cuts the triangle, the face normal is used (Bullet's btInternalEdgeUtility,
+// Jolt's active edges): a body sliding over a triangulated floor never sees a ghost edge normal. The features
+// along the normal are then clipped as in the axis-rotation method (axis_rotation.h); a face contact also
+// takes the shape's own points that penetrate the plane over the triangle (as against a plane), since the
+// axis-rotation feature along the face normal is only what lies within a small cone of the deepest point (one
+// rim point of a tilted thin cylinder, one edge of a box resting on it). The per-triangle patches with the
+// same normal (coplanar triangles) are merged and reduced to four points (Strashnov & Torgashev 2020, sect.
+// V: one patch per plane).
 #pragma once
 
 #include <simpulse/collision/contact.h>
