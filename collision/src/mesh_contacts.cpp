@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 namespace simpulse {
 namespace {
@@ -439,11 +438,12 @@ int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& 
     const ConvexSupport local(convex, local_pose);
     const std::size_t first = out.size();
     PlaneGroups groups;
-    bool front = false;
-    std::vector<MeshTriangle> behind;
-    for_each_triangle(support_box(local, settings.margin), [&](const MeshTriangle& t) {
-        if (t.normal.dot(local.center() - t.v[0]) < 0) {
-            if (!front) behind.push_back(t);
+    bool front = false, behind = false;
+    const Aabb box = support_box(local, settings.margin);
+    auto is_behind = [&](const MeshTriangle& t) { return t.normal.dot(local.center() - t.v[0]) < 0; };
+    for_each_triangle(box, [&](const MeshTriangle& t) {
+        if (is_behind(t)) {
+            behind = true;
             return;
         }
         ContactCandidates c, plane;
@@ -458,8 +458,11 @@ int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& 
             groups.add(normal, plane, plane_source, out);
         }
     });
-    if (!front)
-        for (const MeshTriangle& t : behind) {
+    // Rare (a shape sunk behind every face it touches), so the triangles are queried again rather than kept
+    // from the first pass: no allocation in the common case.
+    if (!front && behind)
+        for_each_triangle(box, [&](const MeshTriangle& t) {
+            if (!is_behind(t)) return;
             ContactCandidates c;
             Vec3 normal;
             TriangleSource source;
@@ -467,7 +470,7 @@ int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& 
             if (back_triangle_candidates(convex, local_pose, local, t, solid_below, settings.margin, normal,
                                          c))
                 groups.add(normal, c, source, out);
-        }
+        });
     groups.flush(out);
     for (std::size_t k = first; k < out.size(); ++k) {
         out[k].normal = pose_b.rotate(out[k].normal);
