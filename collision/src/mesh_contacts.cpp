@@ -426,9 +426,9 @@ Aabb support_box(const ConvexSupport& s, double margin) {
 }
 
 // Shared driver: the shape in the static body's frame, one callback per candidate triangle, the plane groups,
-// then the transform of the new manifolds to world. Triangles seen from behind are kept aside and used only
-// when no triangle touches the shape from the front (back_triangle_candidates), so a shape resting on or
-// pressed into a front face never also gets contacts from back faces (the far side of a thin closed mesh,
+// then the transform of the new manifolds to world. Triangles seen from behind are skipped and, only when no
+// triangle touches the shape from the front, visited again (back_triangle_candidates), so a shape resting on
+// or pressed into a front face never also gets contacts from back faces (the far side of a thin closed mesh,
 // the neighbour of a crease).
 template <class ForEachTriangle>
 int collide_with_triangles(const Shape& convex, const Pose& pose_a, const Pose& pose_b,

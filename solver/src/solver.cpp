@@ -75,10 +75,11 @@ Vec3 arc_offset(std::span<const SolverBody> bodies, std::uint32_t body, const Ve
            (std::sin(angle) - angle) * axis.cross(lever);
 }
 
-// Kinetic energy of a body moving at (v, w), and the mass-weighted inner product of two velocity pairs (the
-// world inertia from the solver's world inverse inertia).
-double kinetic_product(const SolverBody& b, const Vec3& v1, const Vec3& w1, const Vec3& v2, const Vec3& w2) {
-    return v1.dot(v2) / b.inverse_mass + w1.dot(b.inverse_inertia.inverse() * w2);
+// The mass-weighted inner product of two velocity pairs of a body (twice the kinetic energy for equal pairs),
+// with its world inertia (the inverse of the solver's world inverse inertia, computed once by the caller).
+double kinetic_product(const SolverBody& b, const Mat3& inertia, const Vec3& v1, const Vec3& w1,
+                       const Vec3& v2, const Vec3& w2) {
+    return v1.dot(v2) / b.inverse_mass + w1.dot(inertia * w2);
 }
 
 }  // namespace
@@ -565,7 +566,8 @@ double Solver::Impl::guard_kinetic_energy(std::span<const SolverBody> bodies) co
     double energy = 0;
     for (const std::uint32_t i : guard_bodies) {
         const SolverBody& b = bodies[i];
-        energy += 0.5 * kinetic_product(b, b.velocity, b.angular_velocity, b.velocity, b.angular_velocity);
+        energy += 0.5 * kinetic_product(b, b.inverse_inertia.inverse(), b.velocity, b.angular_velocity,
+                                        b.velocity, b.angular_velocity);
     }
     return energy;
 }
@@ -796,12 +798,14 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 double a = 0, b = 0, start = 0;  // E(s) = start + b s + a s^2
                 for (std::size_t g = 0; g < guard_bodies.size(); ++g) {
                     const SolverBody& body = bodies[guard_bodies[g]];
+                    const Mat3 inertia = body.inverse_inertia.inverse();
                     const Vec3 dv = body.velocity - guard_velocity[g];
                     const Vec3 dw = body.angular_velocity - guard_angular_velocity[g];
-                    a += 0.5 * kinetic_product(body, dv, dw, dv, dw);
-                    b += kinetic_product(body, dv, dw, guard_velocity[g], guard_angular_velocity[g]);
-                    start += 0.5 * kinetic_product(body, guard_velocity[g], guard_angular_velocity[g],
-                                                   guard_velocity[g], guard_angular_velocity[g]);
+                    a += 0.5 * kinetic_product(body, inertia, dv, dw, dv, dw);
+                    b += kinetic_product(body, inertia, dv, dw, guard_velocity[g], guard_angular_velocity[g]);
+                    start +=
+                        0.5 * kinetic_product(body, inertia, guard_velocity[g], guard_angular_velocity[g],
+                                              guard_velocity[g], guard_angular_velocity[g]);
                 }
                 const double room = std::max(0.0, limit - start);
                 const double root = std::sqrt(b * b + 4 * a * room);
