@@ -28,6 +28,17 @@ void require_link_ends(BodyId a, BodyId b, std::string_view what) {
             link_ends_message(problem, what, "the world frame", "body " + std::to_string(a.index)));
 }
 
+// Called once both ends are known to be valid: an end is static if it is the world frame or a static body.
+void require_dynamic_end(const std::vector<Body>& bodies, BodyId a, BodyId b, std::string_view what) {
+    const auto is_static = [&](BodyId id) { return id == BodyId{} || bodies[id.index].is_static; };
+    const auto name = [](BodyId id) {
+        return id == BodyId{} ? std::string("the world frame") : "body " + std::to_string(id.index);
+    };
+    const LinkEndsProblem problem = link_statics_problem(is_static(a), is_static(b));
+    if (problem != LinkEndsProblem::none)
+        throw std::invalid_argument(link_ends_message(problem, what, "the world frame", name(a), name(b)));
+}
+
 template <class Slot>
 std::uint32_t allocate(std::vector<Slot>& slots, std::vector<std::uint32_t>& free_list) {
     if (!free_list.empty()) {
@@ -182,10 +193,14 @@ void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
     require(finite(pose.position) && std::abs(pose.orientation.norm() - 1.0) < 1e-6,
             "pose must be finite with a unit quaternion");
     Body& b = body_mut(id);
-    b.orientation = pose.orientation.normalized();
-    b.com_position = pose.position + b.orientation * b.local_center_of_mass;
+    // Checked before anything changes, so a refused pose leaves the body where it was.
+    const Pose placed{pose.position, pose.orientation.normalized()};
+    const Aabb bounds = compute_aabb(*b.shape, placed).inflated(0.5 * settings_.contact_margin);
+    require_finite_bounds(bounds, b.shape->type());
+    b.orientation = placed.orientation;
+    b.com_position = placed.transform_point(b.local_center_of_mass);
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
-    b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * settings_.contact_margin);
+    b.bounds = bounds;
     broad_phase_.move(b.proxy, b.bounds, Vec3::Zero());
     wake(id);
 }
@@ -258,6 +273,7 @@ SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
     const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
     require(world_a || is_valid(desc.body_a), "spring body A is not valid");
     require(world_b || is_valid(desc.body_b), "spring body B is not valid");
+    require_dynamic_end(bodies_, desc.body_a, desc.body_b, "a spring");
     if (!world_a) wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(springs_, free_springs_);
@@ -291,6 +307,7 @@ JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
     const bool world_b = desc.body_b == BodyId{};
     require(is_valid(desc.body_a), "joint body A is not valid");
     require(world_b || is_valid(desc.body_b), "joint body B is not valid");
+    require_dynamic_end(bodies_, desc.body_a, desc.body_b, "a joint");
     wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(joints_, free_joints_);

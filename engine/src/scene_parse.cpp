@@ -490,13 +490,26 @@ class SceneParser {
         const auto lookup = [&](const std::string& name) {
             return name == kWorld ? kSceneWorld : index.at(name);
         };
+        // The link-ends rule's static part (link_ends.h), now that every body's "static" is known.
+        const auto require_dynamic_end = [&](const LinkExtra& link, const std::string& pointer,
+                                             std::string_view what) {
+            const auto is_static = [&](const std::string& name) {
+                return name == kWorld || scene_.bodies[index.at(name)].desc.is_static;
+            };
+            const LinkEndsProblem problem = link_statics_problem(is_static(link.a), is_static(link.b));
+            if (problem != LinkEndsProblem::none)
+                fail(pointer + "/bodies", link_ends_message(problem, what, json_quoted(kWorld),
+                                                            json_quoted(link.a), json_quoted(link.b)));
+        };
         for (std::size_t i = 0; i < scene_.joints.size(); ++i) {
+            require_dynamic_end(joints_[i], scene_.joints[i].pointer, "a joint");
             std::size_t a = lookup(joints_[i].a), b = lookup(joints_[i].b);
             if (a == kSceneWorld) std::swap(a, b);  // the dynamics wants the world, if any, as body B
             scene_.joints[i].body_a = a;
             scene_.joints[i].body_b = b;
         }
         for (std::size_t i = 0; i < scene_.springs.size(); ++i) {
+            require_dynamic_end(springs_[i], scene_.springs[i].pointer, "a spring");
             scene_.springs[i].body_a = lookup(springs_[i].a);
             scene_.springs[i].body_b = lookup(springs_[i].b);
         }

@@ -12,6 +12,10 @@
 namespace simpulse {
 namespace {
 
+constexpr int kMaxDenseRows = 2048;
+constexpr int kMaxIterations = 10000;
+constexpr int kMaxRechecks = 100;
+
 std::string vector_text(const Vec3& v) {
     // Appended piece by piece: `"(" + std::string` trips GCC 12's -Wrestrict false positive.
     std::string text = "(";
@@ -70,16 +74,20 @@ std::optional<SettingProblem> find_setting_problem(const WorldSettings& s) {
     c.non_negative("solver.restitution_threshold", v.restitution_threshold);
     c.at_least("solver.direct_max_rows", v.direct_max_rows, 0);
     c.at_least("solver.direct_first_max_rows", v.direct_first_max_rows, 0);
-    c.at_least("solver.dense_max_rows", v.dense_max_rows, 0);
-    c.at_least("solver.max_active_set_iterations", v.max_active_set_iterations, 1);
+    // The upper bounds keep a mistyped count from stalling a run: they are 20-1000 times the defaults, past
+    // where more iterations help (the tolerances stop the loops sooner), and a dense factorisation of
+    // kMaxDenseRows rows needs 32 MB and a few seconds; INT_MAX sweeps on an island that does not converge
+    // would run for days.
+    c.in_range("solver.dense_max_rows", v.dense_max_rows, 0, kMaxDenseRows);
+    c.in_range("solver.max_active_set_iterations", v.max_active_set_iterations, 1, kMaxIterations);
     c.positive("solver.iterative_tolerance", v.iterative_tolerance);
-    c.at_least("solver.max_iterations", v.max_iterations, 1);
+    c.in_range("solver.max_iterations", v.max_iterations, 1, kMaxIterations);
     c.non_negative("solver.penetration_slop", v.penetration_slop);
     c.fraction("solver.penetration_correction", v.penetration_correction);
     c.non_negative("solver.max_correction", v.max_correction);
     c.positive("solver.joint_tolerance", v.joint_tolerance);
-    c.at_least("solver.max_projection_iterations", v.max_projection_iterations, 1);
-    c.at_least("solver.recheck_iterations", v.recheck_iterations, 0);
+    c.in_range("solver.max_projection_iterations", v.max_projection_iterations, 1, kMaxIterations);
+    c.in_range("solver.recheck_iterations", v.recheck_iterations, 0, kMaxRechecks);
     c.non_negative("contact_margin", s.contact_margin);
     c.non_negative("manifold_reuse_distance", s.manifold_reuse_distance);
     c.non_negative("aabb_margin", s.aabb_margin);

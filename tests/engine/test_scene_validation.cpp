@@ -375,6 +375,18 @@ TEST(SceneValidation, JointBodies) {
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "ball", "bodies": ["a", "a"], "anchor": [0, 0, 0]}]})"),
               R"(scene.json: /joints/0/bodies/1: a joint needs two different bodies, got "a" twice)");
+    const std::string statics =
+        R"("bodies": [{"name": "a", "static": true, "shape": {"type": "sphere", "radius": 1}},
+                      {"name": "b", "static": true, "position": [3, 0, 0], "shape": {"type": "sphere", "radius": 1}}])";
+    EXPECT_EQ(
+        scene_error("{" + statics +
+                    R"(, "joints": [{"type": "ball", "bodies": ["a", "b"], "anchor": [0, 0, 0]}]})"),
+        R"(scene.json: /joints/0/bodies: a joint needs a dynamic body, but "a" and "b" are both static)");
+    EXPECT_EQ(
+        scene_error(
+            "{" + statics +
+            R"(, "springs": [{"bodies": ["world", "b"], "anchors": [[0, 0, 0], [3, 0, 0]], "stiffness": 1}]})"),
+        R"(scene.json: /springs/0/bodies: a spring needs a dynamic body, but "world" and "b" are both static)");
     EXPECT_EQ(
         scene_error("{" + bodies +
                     R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0]}]})"),

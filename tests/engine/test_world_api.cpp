@@ -200,7 +200,16 @@ TEST(WorldApi, SettingsMustBeFiniteAndAKnownMode) {
     EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.mode = static_cast<SolverMode>(7); }),
               "solver.mode: expected SolverMode::thesis or SolverMode::exact, got 7");
     EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.max_iterations = 0; }),
-              "solver.max_iterations: expected an integer >= 1, got 0");
+              "solver.max_iterations: expected an integer from 1 to 10000, got 0");
+    // INT_MAX sweeps on an island that does not converge stalled a run; a 100,000-row dense matrix asked for
+    // 80 GB.
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.max_iterations = 2147483647; }),
+              "solver.max_iterations: expected an integer from 1 to 10000, got 2147483647");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.dense_max_rows = 100000; }),
+              "solver.dense_max_rows: expected an integer from 0 to 2048, got 100000");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.recheck_iterations = 101; }),
+              "solver.recheck_iterations: expected an integer from 0 to 100, got 101");
+    EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.max_projection_iterations = 10000; }), "accepted");
     EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.penetration_correction = std::nan(""); }),
               "solver.penetration_correction: expected a number in [0, 1], got nan");
     EXPECT_EQ(error_with([](WorldSettings& s) { s.solver.mode = SolverMode::thesis; }), "accepted");
@@ -231,6 +240,59 @@ TEST(WorldApi, LinkEndsFollowTheSceneRule) {
     const Result<JointId> self = w.add_ball_joint({.body_a = ball, .body_b = ball});
     ASSERT_FALSE(self);
     EXPECT_EQ(self.error().message, "a joint needs two different bodies, got body 0 twice");
+}
+
+TEST(WorldApi, LinksBetweenTwoStaticEndsAreRefused) {
+    // A spring or joint whose ends are both static (the world frame counts) constrains nothing; both were
+    // accepted and silently did nothing.
+    World w;
+    BodyDesc d;
+    d.shape = create_box({1, 1, 1}).value();
+    d.is_static = true;
+    const BodyId ground = w.create_body(d).value();
+    d.pose.position = {3, 0, 0};
+    const BodyId wall = w.create_body(d).value();
+    d.is_static = false;
+    d.pose.position = {0, 0, 3};
+    const BodyId crate = w.create_body(d).value();
+    const auto spring_error = [&](BodyId a, BodyId b) {
+        const Result<SpringId> id = w.add_spring({.body_a = a, .body_b = b, .stiffness = 10});
+        return id ? std::string("accepted") : id.error().message;
+    };
+    const auto joint_error = [&](BodyId a, BodyId b) {
+        const Result<JointId> id = w.add_ball_joint({.body_a = a, .body_b = b});
+        return id ? std::string("accepted") : id.error().message;
+    };
+    EXPECT_EQ(spring_error(ground, wall),
+              "a spring needs a dynamic body, but body 0 and body 1 are both static");
+    EXPECT_EQ(spring_error(BodyId{}, ground),
+              "a spring needs a dynamic body, but the world frame and body 0 are both static");
+    EXPECT_EQ(joint_error(ground, BodyId{}),
+              "a joint needs a dynamic body, but body 0 and the world frame are both static");
+    EXPECT_EQ(joint_error(wall, ground),
+              "a joint needs a dynamic body, but body 1 and body 0 are both static");
+    EXPECT_EQ(spring_error(ground, crate), "accepted");
+    EXPECT_EQ(joint_error(crate, ground), "accepted");
+}
+
+TEST(WorldApi, SetPoseRefusesAPoseWhoseBoundsOverflowAndKeepsTheBody) {
+    // create_body refuses a shape whose bounding box is not finite at its position; set_pose did not check,
+    // so a static capsule of radius 1e308 moved to x = 1e308 reached the broad phase with infinite bounds.
+    World w;
+    BodyDesc d;
+    d.shape = create_capsule(1e308, 2.0).value();
+    d.is_static = true;
+    d.pose.position = {1, 2, 3};
+    const BodyId rod = w.create_body(d).value();
+    const Status moved = w.set_pose(rod, Pose{Vec3(1e308, 0, 0), Quat::Identity()});
+    ASSERT_FALSE(moved);
+    EXPECT_NE(moved.error().message.find("bounding box is not finite"), std::string::npos)
+        << moved.error().message;
+    const Vec3 kept = w.state(rod).value().pose.position;
+    EXPECT_EQ(kept, Vec3(1, 2, 3)) << "a refused pose leaves the body where it was; it is at "
+                                   << kept.transpose();
+    ASSERT_TRUE(w.step(0.01));
+    EXPECT_TRUE(w.set_pose(rod, Pose{Vec3(-1e307, 0, 0), Quat::Identity()}));
 }
 
 TEST(WorldApi, SpringAnchorsTooFarApartAreNamedAsSuch) {
