@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ std::string exception_reason(const std::string& what) {
     }
     return reason;
 }
+
+std::size_t trailing_text_offset(std::string_view text);
 
 // SAX pass that only checks: it tracks the pointer of the current value so that a repeated key can be named,
 // and records where the text stops being JSON. (nlohmann keeps the last of two equal keys silently, which
@@ -75,7 +78,7 @@ class CheckingSax {
         // (Not "unexpected end of input", which ends an empty or truncated text.)
         if (what.ends_with("; expected end of input") && position > 0) {
             error_ = InputError{
-                byte_location(text_, position - 1),
+                byte_location(text_, trailing_text_offset(text_)),
                 "invalid JSON: text after the end of the document (only whitespace may follow it)", false};
             return false;
         }
@@ -131,6 +134,20 @@ class CheckingSax {
     std::vector<Frame> frames_;
     std::optional<InputError> error_;
 };
+
+// The first byte after the document that starts `text` that is not whitespace. nlohmann reports the end of
+// the token that follows the document ("12345" after the closing brace), so the document's end is found
+// again: reading a stream, and not asked for the end of input, nlohmann stops right after the document's
+// last character (scenes are objects; only a top-level number would need one character more).
+std::size_t trailing_text_offset(std::string_view text) {
+    std::istringstream in{std::string(text)};
+    CheckingSax sax(text);
+    Json::sax_parse(in, &sax, nlohmann::json::input_format_t::json, /*strict=*/false);
+    in.clear();
+    const std::streamoff end = in.tellg();
+    const std::size_t from = end < 0 ? 0 : static_cast<std::size_t>(end);
+    return std::min(text.find_first_not_of(" \t\n\r", from), text.size() - 1);
+}
 
 // Reference tokens of a pointer, unescaped. Throws for a pointer that is neither empty nor starts with '/'.
 std::vector<std::string> pointer_tokens(std::string_view pointer) {

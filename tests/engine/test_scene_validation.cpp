@@ -55,6 +55,15 @@ TEST(SceneValidation, NulByteOrTextAfterTheDocument) {
         scene_error("{\"dt\": 0.1}\n\n  x"),
         "scene.json: line 3, column 3 (byte offset 15): invalid JSON: text after the end of the document "
         "(only whitespace may follow it)");
+    // A whole token after the document is located at its first byte, not its last (the offset read 32).
+    EXPECT_EQ(
+        scene_error("{\"dt\": 0.1}\n\n  12345"),
+        "scene.json: line 3, column 3 (byte offset 15): invalid JSON: text after the end of the document "
+        "(only whitespace may follow it)");
+    EXPECT_EQ(
+        scene_error("{\"dt\": 0.1} \"a string with spaces\""),
+        "scene.json: line 1, column 13 (byte offset 12): invalid JSON: text after the end of the document "
+        "(only whitespace may follow it)");
     EXPECT_EQ(scene_error("{\"dt\": 0.1}\n \t\r\n"), "valid");
 }
 
