@@ -1,7 +1,8 @@
 // Solver front end and the exact mode: rows of contacts (normal + two friction rows of a 4-facet Coulomb
 // pyramid) and ball joints (three rows), islands, warm start from the previous step's impulses, the
 // direct/iterative choice per island, and the two restitution phases of the thesis (inelastic solve, then
-// restitution impulses e * lambda, then the re-check loop for points that became approaching).
+// restitution impulses e * lambda, then the re-check loop for points that became approaching). The exact
+// mode's energy safeguards are in energy_guards.cpp, its joint targets in joint_targets.cpp.
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -33,6 +34,13 @@ bool is_impact(const detail::Row& row, double approach_velocity, const SolverSet
 // height bounce after bounce at any step), and for contacts that share their approach; without a relative
 // kick along the row (two bodies under gravity alone, a horizontal contact) the factor is e and the pull
 // (1 + e) gap, as before this correction.
+// Row velocities closer than this to their targets count as met (m/s); a joint row's also within the
+// iterative method's tolerance, which an iterative island solve leaves.
+constexpr double kVelocityTolerance = 1e-9;
+double joint_velocity_tolerance_of(const SolverSettings& settings) {
+    return std::max(kVelocityTolerance, settings.iterative_tolerance);
+}
+
 struct ImpactTiming {
     double factor;  // of lambda, the restitution impulse
     double pull;    // the position projection's restitution_pull, m
@@ -57,29 +65,6 @@ ImpactTiming impact_timing(const detail::Row& r, const ContactConstraint& c, dou
     const double rebound = e * impact_speed + a * (0.5 * dt - tau);
     if (!(rebound > 0)) return {0.0, gap};  // falls back within the step: it stays in contact
     return {rebound / speed, (1 + e) * impact_speed * tau};
-}
-
-// Where a point of a body rotating at its current angular velocity ends a step of length dt, relative to
-// where the start velocity of that point would take it: (R(w dt) - 1) r - dt w x r with r from the centre of
-// mass (the integrator turns bodies by exactly R(w dt)). Second order in dt: the sagitta of the point's arc,
-// dt^2 |w|^2 |r| / 2 towards the axis, plus a third-order part along the arc.
-Vec3 arc_offset(std::span<const SolverBody> bodies, std::uint32_t body, const Vec3& lever, double dt) {
-    if (body == kFixedFrame || body >= bodies.size() || !detail::movable(bodies[body])) return Vec3::Zero();
-    const Vec3 turn = dt * bodies[body].angular_velocity;
-    const double angle = turn.norm();
-    if (!(angle > 0)) return Vec3::Zero();
-    const Vec3 axis = turn / angle;
-    const double half_sine = std::sin(0.5 * angle);
-    // cos - 1 = -2 sin^2(angle / 2): no cancellation at small angles.
-    return -2 * half_sine * half_sine * (lever - axis.dot(lever) * axis) +
-           (std::sin(angle) - angle) * axis.cross(lever);
-}
-
-// The mass-weighted inner product of two velocity pairs of a body (twice the kinetic energy for equal pairs),
-// with its world inertia (the inverse of the solver's world inverse inertia, computed once by the caller).
-double kinetic_product(const SolverBody& b, const Mat3& inertia, const Vec3& v1, const Vec3& w1,
-                       const Vec3& v2, const Vec3& w2) {
-    return v1.dot(v2) / b.inverse_mass + w1.dot(inertia * w2);
 }
 
 }  // namespace
@@ -352,159 +337,6 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
     return true;
 }
 
-// With J v = 0 alone an anchor on a rotating body leaves its joint by the sagitta of its arc every step; the
-// position projection pulls it back and the next step's J v = 0 removes the velocity that has turned radial:
-// a loss of about (w dt)^2 of the kinetic energy per step (a pendulum released horizontally at 60 Hz lost 70
-// % of its energy in 20 s). Asking the anchors' relative velocity to cancel the curvature instead makes the
-// velocity solve the first half of SHAKE/RATTLE (the anchors end the step together to third order), which
-// keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
-// which the caller checks (solve_exact).
-bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                                     double tolerance) {
-    // The targets are compared with the curvature targets of the previous call on this island (or, on the
-    // first, with the rows' targets), not with targets made reachable since: the fit is a property of the
-    // curvature alone.
-    if (raw_targets.size() != island.size()) {
-        raw_targets.resize(island.size());
-        for (std::size_t i = 0; i < island.size(); ++i) raw_targets[i] = island[i].target;
-    }
-    bool misfit = false;
-    for (std::size_t i = 0; i < island.size();) {
-        if (island[i].kind != RowKind::joint) {
-            ++i;
-            continue;
-        }
-        // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
-        // its curvature is computed once, and its targets are compared as one vector, so that the fit does
-        // not depend on how the world's axes lie.
-        const std::uint32_t joint = island[i].source;
-        const detail::JointLevers& j = joint_levers[joint];
-        const Vec3 curvature =
-            arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
-        Vec3 change = Vec3::Zero(), targets = Vec3::Zero();
-        for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
-            Row& r = island[i];
-            const double target = -r.dir.dot(curvature) / dt;
-            change += (target - raw_targets[i]) * r.dir;
-            targets += target * r.dir;
-            r.target = raw_targets[i] = target;
-        }
-        misfit = misfit || (change.norm() > tolerance && change.norm() > 0.5 * targets.norm());
-    }
-    return misfit;
-}
-
-bool Solver::Impl::mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count) {
-    // The joint graph: one node per body a joint touches and one for the ground (static bodies and the fixed
-    // frame), one edge per joint (its three rows are consecutive).
-    const auto ground = static_cast<std::uint32_t>(body_count);
-    auto node = [&](std::uint32_t body) { return body == detail::kNoBody ? ground : body; };
-    cycle_edge_rows.clear();
-    graph_nodes.clear();
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        const Row& r = island[i];
-        if (r.kind != RowKind::joint ||
-            (i > 0 && island[i - 1].kind == RowKind::joint && island[i - 1].source == r.source))
-            continue;
-        cycle_edge_rows.push_back(static_cast<std::uint32_t>(i));
-        graph_nodes.push_back(node(r.a));
-        graph_nodes.push_back(node(r.b));
-    }
-    edge_ends.assign(graph_nodes.begin(), graph_nodes.end());
-    std::sort(graph_nodes.begin(), graph_nodes.end());
-    graph_nodes.erase(std::unique(graph_nodes.begin(), graph_nodes.end()), graph_nodes.end());
-    for (std::uint32_t& end : edge_ends)
-        end = static_cast<std::uint32_t>(std::lower_bound(graph_nodes.begin(), graph_nodes.end(), end) -
-                                         graph_nodes.begin());
-    const std::size_t nodes = graph_nodes.size(), edges = cycle_edge_rows.size();
-    // Adjacency in compressed rows: (neighbour, edge) pairs.
-    adjacency_start.assign(nodes + 1, 0);
-    for (const std::uint32_t end : edge_ends) ++adjacency_start[end + 1];
-    for (std::size_t k = 0; k < nodes; ++k) adjacency_start[k + 1] += adjacency_start[k];
-    adjacency.resize(2 * edges);
-    dfs_cursor.assign(adjacency_start.begin(), adjacency_start.end() - 1);
-    for (std::uint32_t e = 0; e < edges; ++e) {
-        const std::uint32_t u = edge_ends[2 * e], v = edge_ends[2 * e + 1];
-        adjacency[dfs_cursor[u]++] = {v, e};
-        adjacency[dfs_cursor[v]++] = {u, e};
-    }
-    // Bridges by Tarjan's low-link depth-first search (iterative): a tree edge into v is a bridge when
-    // nothing below v reaches above it; every other edge lies on a cycle.
-    constexpr std::uint32_t kNone = 0xffffffffu;
-    edge_on_cycle.assign(edges, 1);
-    discovery.assign(nodes, kNone);
-    low_link.assign(nodes, 0);
-    dfs_cursor.assign(adjacency_start.begin(), adjacency_start.end() - 1);
-    dfs_stack.clear();
-    std::uint32_t time = 0;
-    for (std::uint32_t root = 0; root < nodes; ++root) {
-        if (discovery[root] != kNone) continue;
-        discovery[root] = low_link[root] = time++;
-        dfs_stack.push_back({root, kNone});
-        while (!dfs_stack.empty()) {
-            const auto [v, via] = dfs_stack.back();
-            if (dfs_cursor[v] < adjacency_start[v + 1]) {
-                const auto [w, e] = adjacency[dfs_cursor[v]++];
-                if (e == via) continue;
-                if (discovery[w] == kNone) {
-                    discovery[w] = low_link[w] = time++;
-                    dfs_stack.push_back({w, e});
-                } else {
-                    low_link[v] = std::min(low_link[v], discovery[w]);
-                }
-                continue;
-            }
-            dfs_stack.pop_back();
-            if (dfs_stack.empty()) break;
-            const std::uint32_t parent = dfs_stack.back().first;
-            low_link[parent] = std::min(low_link[parent], low_link[v]);
-            if (low_link[v] > discovery[parent]) edge_on_cycle[via] = 0;
-        }
-    }
-    return std::find(edge_on_cycle.begin(), edge_on_cycle.end(), 1) != edge_on_cycle.end();
-}
-
-bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island,
-                                                std::span<const double> row_velocities) {
-    // The rows of joints on cycles (mark_joints_on_cycles): a bridge's rows can always be met by moving the
-    // part of the island beyond it, so only the cycles' rows decide what is reachable.
-    joint_row_index.clear();
-    for (std::size_t e = 0; e < cycle_edge_rows.size(); ++e)
-        if (edge_on_cycle[e])
-            for (std::uint32_t i = cycle_edge_rows[e];
-                 i < island.size() && island[i].kind == RowKind::joint &&
-                 island[i].source == island[cycle_edge_rows[e]].source;
-                 ++i)
-                joint_row_index.push_back(i);
-    const auto n = static_cast<Eigen::Index>(joint_row_index.size());
-    joint_coupling.resize(n, n);
-    joint_rhs.resize(n);
-    for (Eigen::Index a = 0; a < n; ++a) {
-        const std::uint32_t i = joint_row_index[static_cast<std::size_t>(a)];
-        joint_rhs[a] = island[i].target - row_velocities[i];
-        for (Eigen::Index b = 0; b <= a; ++b)
-            joint_coupling(a, b) = joint_coupling(b, a) =
-                detail::coupling(island[i], island[joint_row_index[static_cast<std::size_t>(b)]]);
-    }
-    // Directions whose pivot is below 1e-7 of the largest count as redundant: reaching a target there would
-    // take impulses 1e7 times those of the other rows. Two ball joints a distance L apart with a joint error
-    // e are redundant up to a pivot ratio of about (e / L)^2, so the threshold holds for errors up to 0.03 %
-    // of L (seen: 6.4e-10 after a bounce left a hinge 0.17 mm open).
-    joint_decomposition.setThreshold(1e-7);
-    joint_decomposition.compute(joint_coupling);
-    const bool redundant = joint_decomposition.rank() < n;
-    for (const std::uint32_t i : joint_row_index) joint_redundant[island[i].source] = redundant;
-    if (!redundant) return false;
-    // The right-hand side, not the targets alone: with a joint error the rows are only nearly redundant and
-    // J v has a part along the dropped directions too.
-    joint_rhs = joint_coupling * joint_decomposition.solve(joint_rhs);
-    for (Eigen::Index a = 0; a < n; ++a) {
-        const std::uint32_t i = joint_row_index[static_cast<std::size_t>(a)];
-        island[i].target = joint_rhs[a] + row_velocities[i];
-    }
-    return true;
-}
-
 void Solver::Impl::rows_to_solve_again() {
     recheck_rows.clear();
     for (const Row& r : island_rows) {
@@ -515,61 +347,100 @@ void Solver::Impl::rows_to_solve_again() {
     }
 }
 
-double Solver::Impl::joint_target_miss(std::span<const Row> island,
-                                       std::span<const SolverBody> bodies) const {
-    double miss = 0;
-    for (const Row& r : island)
+// Phase 2 of an island (island_rows after phase 1, `approach` their velocities before it): restitution
+// impulses e * lambda on the compressed contacts that approached fast enough (impacts), then re-checks. True
+// if any contact restituted; `allowance` grows by what the restitution may add beyond the energy before the
+// impact.
+bool Solver::Impl::restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                             double dt, const SolverSettings& settings, double phase_1_residual,
+                             double& allowance) {
+    bool any_restitution = false;
+    // What the restitution phase may add beyond the energy before the impact: the impact timing's share
+    // of the external forces' work within the step (a rebound factor above e: 1/2 (factor^2 - e^2) lambda
+    // times the approach speed, the gain of a lone contact), and what unconverged solves leave (impulse
+    // times residual).
+    const double velocity_tolerance = kVelocityTolerance;
+    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
+    for (std::size_t i = 0; i < island_rows.size(); ++i) {
+        Row& r = island_rows[i];
+        if (r.kind != RowKind::normal || r.lambda <= 0) continue;
+        const ContactConstraint& c = contacts[r.source];
+        if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
+        const ImpactTiming impact = impact_timing(r, c, approach[i], bodies, dt);
+        detail::apply_row_impulse(r, impact.factor * r.lambda, bodies);
+        const double speed = -approach[i];
+        allowance += 0.5 * std::max(0.0, impact.factor * impact.factor - c.restitution * c.restitution) *
+                         r.lambda * speed +
+                     impact.factor * r.lambda * phase_1_residual;
+        any_restitution = true;
+        stats.impact_gap = std::max(stats.impact_gap, -c.depth);
+        if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = impact.pull;
+    }
+    // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
+    // restitution on its impulses too.
+    const bool restituted = any_restitution;
+    for (int round = 0; any_restitution && round < settings.recheck_iterations; ++round) {
+        rows_to_solve_again();
+        approach.resize(recheck_rows.size());
+        bool approaching = false;
+        for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
+            const Row& r = recheck_rows[i];
+            approach[i] = detail::row_velocity(r, bodies);
+            // The restitution impulses of the contacts alone pull jointed bodies apart: solving the
+            // joints again (with the contacts as inequalities) adds the joints' share, e * lambda when
+            // all contacts have the same e, and keeps the energy at e = 1 (docs/architecture.md). A joint
+            // counts as pulled apart beyond what an iterative island solve itself leaves.
+            if (r.kind == RowKind::normal ? approach[i] < r.target - velocity_tolerance
+                                          : std::abs(approach[i] - r.target) > joint_velocity_tolerance)
+                approaching = true;
+        }
+        if (!approaching) break;
+        ++stats.recheck_rounds;
+        const BlcpResult recheck = solve_island(recheck_rows, bodies, settings);
+        for (const Row& r : recheck_rows) allowance += 2 * std::abs(r.lambda) * recheck.residual / r.lever;
+        any_restitution = false;
+        for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
+            const Row& r = recheck_rows[i];
+            if (r.kind != RowKind::normal || r.lambda <= 0) continue;
+            const ContactConstraint& c = contacts[r.source];
+            if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
+            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+            any_restitution = true;
+            stats.impact_gap = std::max(stats.impact_gap, -c.depth);
+        }
+    }
+    return restituted;
+}
+
+// The warm-start cache for the next step: every point's normal impulse; the patch friction under the key of
+// the patch's first point; and the joints' impulses.
+void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts) {
+    next_cache.clear();
+    for (std::size_t k = 0; k < contacts.size(); ++k) {
+        const detail::ContactRows& cr = contact_rows[k];
+        if (cr.normal < 0) continue;
+        detail::WarmStart w;
+        w.key = contacts[k].key;
+        w.normal = rows[static_cast<std::size_t>(cr.normal)].lambda;
+        if (cr.tangent >= 0) {
+            const auto t = static_cast<std::size_t>(cr.tangent);
+            w.tangent1 = rows[t].lambda;
+            w.tangent2 = rows[t + 1].lambda;
+            w.t1 = rows[t].dir;
+            if (t + 2 < rows.size() && rows[t + 2].kind == RowKind::friction && rows[t + 2].dir.isZero(0))
+                w.twist = rows[t + 2].lambda;
+        }
+        next_cache.push_back(w);
+    }
+    std::sort(next_cache.begin(), next_cache.end(),
+              [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
+    cache.swap(next_cache);
+    cache_replaced = true;
+    for (const Row& r : rows)
         if (r.kind == RowKind::joint)
-            miss = std::max(miss, std::abs(detail::row_velocity(r, bodies) - r.target));
-    return miss;
-}
-
-// A solution of the island's complementarity problem changes its kinetic energy by
-// dE = lambda^T J v + 1/2 lambda^T A lambda = 1/2 sum lambda_i (q_i + w_i) (A lambda = w - q), that is
-// sum lambda_i w_i - 1/2 lambda^T A lambda with A = J M^-1 J^T positive semidefinite: at most sum lambda_i
-// w_i. A normal row carries lambda > 0 only where w = target <= 0, a friction row opposes its sliding, so
-// only joint rows (lambda target, their curvature) can add energy; a solve that leaves row i off its
-// conditions by r_i (its residual) adds at most |lambda_i| r_i more. Anything beyond (round-off allowed) is a
-// wrong answer.
-bool Solver::Impl::inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
-                                       std::span<const SolverBody> bodies, double residual) const {
-    double change = 0, allowed = 0, scale = 0;
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        const Row& r = island[i];
-        if (!std::isfinite(r.lambda)) return false;
-        if (r.lambda == 0) continue;
-        const double w = detail::row_velocity(r, bodies);
-        change += 0.5 * r.lambda * (before[i] + w);
-        if (r.kind == RowKind::joint) allowed += std::max(0.0, r.lambda * r.target);
-        allowed += std::abs(r.lambda) * residual / r.lever;
-        scale += std::abs(r.lambda) * (std::abs(before[i]) + std::abs(w));
-    }
-    return change <= allowed + 1e-9 * scale;  // false for a non-finite change
-}
-
-void Solver::Impl::collect_guard_bodies(std::span<const Row> island, std::span<const SolverBody> bodies) {
-    guard_bodies.clear();
-    for (const Row& r : island)
-        for (const std::uint32_t b : {r.a, r.b})
-            if (b != detail::kNoBody) guard_bodies.push_back(b);
-    std::sort(guard_bodies.begin(), guard_bodies.end());
-    guard_bodies.erase(std::unique(guard_bodies.begin(), guard_bodies.end()), guard_bodies.end());
-    guard_velocity.resize(guard_bodies.size());
-    guard_angular_velocity.resize(guard_bodies.size());
-    for (std::size_t k = 0; k < guard_bodies.size(); ++k) {
-        guard_velocity[k] = bodies[guard_bodies[k]].velocity;
-        guard_angular_velocity[k] = bodies[guard_bodies[k]].angular_velocity;
-    }
-}
-
-double Solver::Impl::guard_kinetic_energy(std::span<const SolverBody> bodies) const {
-    double energy = 0;
-    for (const std::uint32_t i : guard_bodies) {
-        const SolverBody& b = bodies[i];
-        energy += 0.5 * kinetic_product(b, b.inverse_inertia.inverse(), b.velocity, b.angular_velocity,
-                                        b.velocity, b.angular_velocity);
-    }
-    return energy;
+            joint_cache[3 * r.source + static_cast<std::size_t>(r.dir.x() != 0   ? 0
+                                                                : r.dir.y() != 0 ? 1
+                                                                                 : 2)] = r.lambda;
 }
 
 void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -579,8 +450,8 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
     const auto offsets = islands.offsets();
     stats.islands = static_cast<int>(offsets.size()) - 1;
     local_index.assign(rows.size(), -1);
-    const double velocity_tolerance = 1e-9;
-    const double joint_velocity_tolerance = std::max(velocity_tolerance, settings.iterative_tolerance);
+    const double velocity_tolerance = kVelocityTolerance;
+    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
     constexpr std::uint8_t kPlainSteps = 4;  // J v = 0 steps of a joint whose curvature targets did not fit
 
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
@@ -692,139 +563,16 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                 plain_from_now = true;
             }
         }
-        // Safeguard: an inelastic answer that raises the island's energy (or is not finite) is wrong,
-        // whatever its residual says. It is solved again by the iterative method from zero impulses; if that
-        // fails too, the island gets no impulses this step (the position projection still separates it).
-        if (!inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) {
-            ++stats.inelastic_energy_guards;
-            for (Row& r : island_rows) {
-                if (std::isfinite(r.lambda)) detail::apply_row_impulse(r, -r.lambda, bodies);
-                r.lambda = 0;
-            }
-            if (!guard_bodies.empty() && may_bounce)  // restore exactly (also after non-finite impulses)
-                for (std::size_t b = 0; b < guard_bodies.size(); ++b) {
-                    bodies[guard_bodies[b]].velocity = guard_velocity[b];
-                    bodies[guard_bodies[b]].angular_velocity = guard_angular_velocity[b];
-                }
-            phase_1 = detail::solve_blcp_iterative(island_rows, bodies, workspace, settings.max_iterations,
-                                                   settings.iterative_tolerance);
-            record(phase_1, false);
-            if (!inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) {
-                for (Row& r : island_rows) {
-                    if (std::isfinite(r.lambda)) detail::apply_row_impulse(r, -r.lambda, bodies);
-                    r.lambda = 0;
-                }
-            }
-        }
-        if (may_bounce)
-            for (std::size_t b = 0; b < guard_bodies.size(); ++b) {
-                guard_velocity[b] = bodies[guard_bodies[b]].velocity;
-                guard_angular_velocity[b] = bodies[guard_bodies[b]].angular_velocity;
-            }
+        guard_inelastic_phase(bodies, may_bounce, phase_1, settings);
+        if (may_bounce) save_guard_velocities(bodies);
 
-        // Phase 2: restitution impulses e * lambda on the compressed contacts that approached fast enough.
-        bool any_restitution = false;
-        // What the restitution phase may add beyond the energy before the impact: the impact timing's share
-        // of the external forces' work within the step (a rebound factor above e: 1/2 (factor^2 - e^2) lambda
-        // times the approach speed, the gain of a lone contact), and what unconverged solves leave (impulse
-        // times residual).
+        // Phase 2: restitution impulses, then re-checks; the allowance bounds what they may add.
         double restitution_allowance = 0;
-        for (Row& r : island_rows) {
-            if (r.kind != RowKind::normal || r.lambda <= 0) continue;
-            const ContactConstraint& c = contacts[r.source];
-            if (c.restitution <= 0 ||
-                !is_impact(r, approach[static_cast<std::size_t>(&r - island_rows.data())], settings))
-                continue;
-            const ImpactTiming impact =
-                impact_timing(r, c, approach[static_cast<std::size_t>(&r - island_rows.data())], bodies, dt);
-            detail::apply_row_impulse(r, impact.factor * r.lambda, bodies);
-            const double speed = -approach[static_cast<std::size_t>(&r - island_rows.data())];
-            restitution_allowance +=
-                0.5 * std::max(0.0, impact.factor * impact.factor - c.restitution * c.restitution) *
-                    r.lambda * speed +
-                impact.factor * r.lambda * phase_1.residual;
-            any_restitution = true;
-            stats.impact_gap = std::max(stats.impact_gap, -c.depth);
-            if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = impact.pull;
-        }
-        // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
-        // restitution on its impulses too.
-        const bool restituted = any_restitution;
-        for (int round = 0; any_restitution && round < settings.recheck_iterations; ++round) {
-            rows_to_solve_again();
-            approach.resize(recheck_rows.size());
-            bool approaching = false;
-            for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
-                const Row& r = recheck_rows[i];
-                approach[i] = detail::row_velocity(r, bodies);
-                // The restitution impulses of the contacts alone pull jointed bodies apart: solving the
-                // joints again (with the contacts as inequalities) adds the joints' share, e * lambda when
-                // all contacts have the same e, and keeps the energy at e = 1 (docs/architecture.md). A joint
-                // counts as pulled apart beyond what an iterative island solve itself leaves.
-                if (r.kind == RowKind::normal ? approach[i] < r.target - velocity_tolerance
-                                              : std::abs(approach[i] - r.target) > joint_velocity_tolerance)
-                    approaching = true;
-            }
-            if (!approaching) break;
-            ++stats.recheck_rounds;
-            const BlcpResult recheck = solve_island(recheck_rows, bodies, settings);
-            for (const Row& r : recheck_rows)
-                restitution_allowance += 2 * std::abs(r.lambda) * recheck.residual / r.lever;
-            any_restitution = false;
-            for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
-                const Row& r = recheck_rows[i];
-                if (r.kind != RowKind::normal || r.lambda <= 0) continue;
-                const ContactConstraint& c = contacts[r.source];
-                if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
-                detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
-                any_restitution = true;
-                stats.impact_gap = std::max(stats.impact_gap, -c.depth);
-            }
-        }
-        // Safeguard: with e <= 1 the inelastic impulses take energy out and the restitution impulses give
-        // back at most what they took (the thesis' theorem 2 for contacts that share e; the re-check loop
-        // adds the joints' share). Restituting only part of the rows (impacts, not lasting contacts, friction
-        // or joints) can give back more: a contact whose inelastic impulse was loaded by a joint or by
-        // friction reverses that load too (seen: 11 bodies on two joints, e = 0.99, 28 kJ before a 79-row
-        // impact and 49 kJ after; a box on a tiny spinning cylinder at e = 1, +3 %). Both velocity sets,
-        // after phase 1 (v1) and now (v2), meet every row's condition, and so does every mix v1 + s (v2 -
-        // v1), 0 <= s <= 1, which also keeps the momenta: s is the largest for which the energy stays within
-        // the bound.
-        if (restituted) {
-            const double limit = energy_before_impact + restitution_allowance + 1e-9 * energy_before_impact;
-            const double energy = guard_kinetic_energy(bodies);
-            if (!(energy <= limit)) {
-                ++stats.restitution_energy_guards;
-                double a = 0, b = 0, start = 0;  // E(s) = start + b s + a s^2
-                for (std::size_t g = 0; g < guard_bodies.size(); ++g) {
-                    const SolverBody& body = bodies[guard_bodies[g]];
-                    const Mat3 inertia = body.inverse_inertia.inverse();
-                    const Vec3 dv = body.velocity - guard_velocity[g];
-                    const Vec3 dw = body.angular_velocity - guard_angular_velocity[g];
-                    a += 0.5 * kinetic_product(body, inertia, dv, dw, dv, dw);
-                    b += kinetic_product(body, inertia, dv, dw, guard_velocity[g], guard_angular_velocity[g]);
-                    start +=
-                        0.5 * kinetic_product(body, inertia, guard_velocity[g], guard_angular_velocity[g],
-                                              guard_velocity[g], guard_angular_velocity[g]);
-                }
-                const double room = std::max(0.0, limit - start);
-                const double root = std::sqrt(b * b + 4 * a * room);
-                // The non-negative root of a s^2 + b s - room, written without cancellation (E(1) > limit, so
-                // a > 0 or b > room).
-                double scale = b >= 0 ? (b + root > 0 ? 2 * room / (b + root) : 0.0) : (root - b) / (2 * a);
-                scale = std::isfinite(scale) ? std::clamp(scale, 0.0, 1.0) : 0.0;
-                for (std::size_t g = 0; g < guard_bodies.size(); ++g) {
-                    SolverBody& body = bodies[guard_bodies[g]];
-                    body.velocity = guard_velocity[g] + scale * (body.velocity - guard_velocity[g]);
-                    body.angular_velocity = guard_angular_velocity[g] +
-                                            scale * (body.angular_velocity - guard_angular_velocity[g]);
-                    if (!body.velocity.allFinite() || !body.angular_velocity.allFinite()) {
-                        body.velocity = guard_velocity[g];
-                        body.angular_velocity = guard_angular_velocity[g];
-                    }
-                }
-            }
-        }
+        const bool restituted =
+            restitute(bodies, contacts, dt, settings, phase_1.residual, restitution_allowance);
+        if (restituted)
+            limit_restitution_energy(
+                bodies, energy_before_impact + restitution_allowance + 1e-9 * energy_before_impact);
         // The joint targets must fit the angular velocities the step ends with. A target counts as fitting
         // while it is off by less than half its size (it then removes at least three quarters of the energy
         // that J v = 0 would lose); in smooth motion the guess is off by a few per cent. Where a contact may
@@ -882,34 +630,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
 
     for (const Row& r : rows)
         if (r.kind == RowKind::normal) contact_impulse[r.source] = r.lambda;
-    // Warm-start cache for the next step: every point's normal impulse; the patch friction under the key of
-    // the patch's first point.
-    next_cache.clear();
-    for (std::size_t k = 0; k < contacts.size(); ++k) {
-        const detail::ContactRows& cr = contact_rows[k];
-        if (cr.normal < 0) continue;
-        detail::WarmStart w;
-        w.key = contacts[k].key;
-        w.normal = rows[static_cast<std::size_t>(cr.normal)].lambda;
-        if (cr.tangent >= 0) {
-            const auto t = static_cast<std::size_t>(cr.tangent);
-            w.tangent1 = rows[t].lambda;
-            w.tangent2 = rows[t + 1].lambda;
-            w.t1 = rows[t].dir;
-            if (t + 2 < rows.size() && rows[t + 2].kind == RowKind::friction && rows[t + 2].dir.isZero(0))
-                w.twist = rows[t + 2].lambda;
-        }
-        next_cache.push_back(w);
-    }
-    std::sort(next_cache.begin(), next_cache.end(),
-              [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
-    cache.swap(next_cache);
-    cache_replaced = true;
-    for (const Row& r : rows)
-        if (r.kind == RowKind::joint)
-            joint_cache[3 * r.source + static_cast<std::size_t>(r.dir.x() != 0   ? 0
-                                                                : r.dir.y() != 0 ? 1
-                                                                                 : 2)] = r.lambda;
+    store_warm_starts(contacts);
 }
 
 }  // namespace simpulse

@@ -99,6 +99,12 @@ struct Solver::Impl {
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
+    // Phase 2 of solve_exact for island_rows: restitution and re-checks (solver.cpp). True if any contact
+    // restituted; adds to `allowance` what that may add to the energy before the impact.
+    bool restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
+                   const SolverSettings& settings, double phase_1_residual, double& allowance);
+    // The next step's warm starts from the rows' impulses (cache, joint_cache).
+    void store_warm_starts(std::span<const ContactConstraint> contacts);
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
     // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
     // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
@@ -130,14 +136,24 @@ struct Solver::Impl {
                              const SolverSettings& settings, detail::BlcpResult& result);
     detail::BlcpResult solve_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
                                     const SolverSettings& settings);
-    // Energy safeguards (solve_exact). Phase 1: true if the island's impulses (rows' lambda, already applied)
-    // are finite and raise its kinetic energy, 1/2 sum lambda_i (q_i + w_i) with q the row velocities before
-    // the solve, by no more than a solution of the complementarity problem can (the joints' targets) plus
-    // what its residual allows. Restitution: collects the island's bodies and their velocities.
+    // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'
+    // lambda, already applied) are finite and raise its kinetic energy, 1/2 sum lambda_i (q_i + w_i) with q
+    // the row velocities before the solve, by no more than a solution of the complementarity problem can (the
+    // joints' targets) plus what its residual allows.
     bool inelastic_energy_ok(std::span<const detail::Row> island, std::span<const double> before,
                              std::span<const SolverBody> bodies, double residual) const;
+    // Re-solves island_rows (phase 1, started from `approach`) if its answer fails inelastic_energy_ok; with
+    // `restore_saved`, from the velocities collect_guard_bodies saved.
+    void guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved, detail::BlcpResult& phase_1,
+                               const SolverSettings& settings);
+    void remove_island_impulses(std::span<SolverBody> bodies);  // of island_rows; lambda = 0
+    // Collects the island's bodies and saves their velocities; save_guard_velocities saves them again.
     void collect_guard_bodies(std::span<const detail::Row> island, std::span<const SolverBody> bodies);
+    void save_guard_velocities(std::span<const SolverBody> bodies);
     double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard_bodies
+    // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
+    // most `limit`.
+    void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
     void record(const detail::BlcpResult& result, bool direct);
 };
