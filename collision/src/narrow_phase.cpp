@@ -5,10 +5,12 @@
 // same reason.
 //
 // Algorithms: closed forms for sphere pairs and capsule-capsule (convex_pairs.h), SAT for box/hull pairs
-// (sat.h), axis rotation on GJK/EPA for the other convex pairs (axis_rotation.h), candidate points against
-// planes (plane_contacts.h), per-child recursion for compounds, per-triangle contacts with internal-edge
-// handling for meshes and height fields (mesh_contacts.h). Static-only pairs (plane, mesh, height field
-// against each other) never reach the narrow phase: the broad phase skips them, and the table answers 0.
+// (sat.h), reference-face clipping of the supporting face on GJK/EPA for capsules and cylinders against
+// boxes and hulls (supporting_face.h), axis rotation on GJK/EPA for the other convex pairs
+// (axis_rotation.h), candidate points against planes (plane_contacts.h), per-child recursion for compounds,
+// per-triangle contacts with internal-edge handling for meshes and height fields (mesh_contacts.h).
+// Static-only pairs (plane, mesh, height field against each other) never reach the narrow phase: the broad
+// phase skips them, and the table answers 0.
 #include <simpulse/collision/axis_rotation.h>
 #include <simpulse/collision/bvh.h>
 #include <simpulse/collision/convex_pairs.h>
@@ -17,6 +19,7 @@
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/collision/plane_contacts.h>
 #include <simpulse/collision/sat.h>
+#include <simpulse/collision/supporting_face.h>
 
 #include <array>
 #include <utility>
@@ -114,6 +117,10 @@ int convex_convex(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb
                   std::vector<Manifold>& out) {
     return append_one(out, [&](Manifold& m) { return collide_convex(a, pa, b, pb, s, m); });
 }
+int round_polyhedron(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb, const CollideSettings& s,
+                     std::vector<Manifold>& out) {
+    return append_one(out, [&](Manifold& m) { return collide_round_polyhedron(a, pa, b, pb, s, m); });
+}
 int convex_plane(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb, const CollideSettings& s,
                  std::vector<Manifold>& out) {
     return append_one(
@@ -184,6 +191,10 @@ constexpr std::array<std::array<PairFn, kShapeTypeCount>, kShapeTypeCount> make_
     set(T::box, T::box, box_box);
     set(T::box, T::convex_hull, box_hull);
     set(T::convex_hull, T::convex_hull, hull_hull);
+    set(T::box, T::capsule, round_polyhedron);
+    set(T::box, T::cylinder, round_polyhedron);
+    set(T::capsule, T::convex_hull, round_polyhedron);
+    set(T::cylinder, T::convex_hull, round_polyhedron);
     for (T a : convex) {
         set(a, T::plane, convex_plane);
         set(a, T::compound, any_compound);

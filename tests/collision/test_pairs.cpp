@@ -1,7 +1,8 @@
 // Tests of the narrow-phase dispatch (narrow_phase.h) over every pair of shape types, and of the closed-form
 // pairs (convex_pairs.h) and plane contacts (plane_contacts.h): stacked configurations whose contact patch is
 // known exactly (normal +z, depth, mid-surface height, points on the patch boundary), the exact swap
-// symmetry, and closed forms for spheres, capsules and the cylinder cases of the manifold quality bar.
+// symmetry, closed forms for spheres, capsules and the cylinder cases of the manifold quality bar, and the
+// clipped supporting faces of capsules and cylinders on a box face (supporting_face.h).
 #include <simpulse/collision/convex_pairs.h>
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/narrow_phase.h>
@@ -582,6 +583,139 @@ TEST(CylinderContacts, CapsuleLyingOnABoxGivesTwoPointsAndTiltedOne) {
     ASSERT_EQ(out.size(), 1u);
     ASSERT_EQ(out[0].count, 1);
     EXPECT_NEAR(out[0].points[0].depth, 0.01, kEpa);
+}
+
+// ---- Capsules and cylinders on a box face: the reference face clips the round shape's supporting face (its
+// core segment, side line or cap), so a body lying nearly flat gets a point at each end even when it is
+// tilted beyond the axis-rotation cone (0.02 rad), with each point at its own depth. Shapes of the stress
+// finding bench/stress_findings/capsule_box_embedded.json: radius 3 mm, segment 0.1 m, on a 10 m box whose
+// top is z = 0.
+
+// Orientation taking the local z axis to (cos(tilt) cos(yaw), cos(tilt) sin(yaw), sin(tilt)).
+Quat axis_towards(double yaw, double tilt) {
+    const Vec3 d(std::cos(tilt) * std::cos(yaw), std::cos(tilt) * std::sin(yaw), std::sin(tilt));
+    return Quat::FromTwoVectors(Vec3::UnitZ(), d);
+}
+
+// A capsule of radius r whose lower core end is `depth - r` below the face of a box with its top at z = 0,
+// tilted by `tilt` from the face: the ends are at depths `depth` and `depth - 2 h sin(tilt)`.
+TEST(FaceClipping, CapsuleOnABoxFaceGivesBothEndsAtTheirDepths) {
+    const double r = 0.003, h = 0.05, margin = 0.002;
+    const ShapePtr box = make_box(Vec3(5, 5, 0.5)), cap = make_capsule(r, h);
+    const Pose ground{Vec3(0, 0, -0.5), Quat::Identity()};
+    struct Case {
+        double depth, tilt;
+    };
+    // Shallow (1 mm of the 3 mm radius), sunk 2.5 mm (the core 0.5 mm above the face) and 5 mm (the core
+    // itself 2 mm inside the box: EPA), each tilted beyond the axis-rotation cone.
+    for (const Case c : {Case{0.001, 0.025}, Case{0.0025, 0.026}, Case{0.005, 0.035}, Case{0.005, 0.0}}) {
+        const Quat q = axis_towards(std::numbers::pi / 4, c.tilt);
+        const Vec3 axis = q * Vec3::UnitZ();
+        const Vec3 centre = Vec3(0.01, 0.02, r - c.depth) + h * axis;  // lower end at z = r - depth
+        const Vec3 ends[2] = {centre - h * axis, centre + h * axis};
+        const auto out = run(box, ground, cap, Pose{centre, q}, margin);
+        const std::string what = "depth " + std::to_string(c.depth) + " tilt " + std::to_string(c.tilt);
+        ASSERT_EQ(out.size(), 1u) << what;
+        const Manifold& m = out[0];
+        EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa) << what;
+        ASSERT_EQ(m.count, 2) << what << ": the far end, at depth " << c.depth - 2 * h * std::sin(c.tilt)
+                              << " m, is within the margin " << margin << " m";
+        for (const Vec3& end : ends) {
+            // The point over this end: midway between the capsule's lowest point there and the face.
+            const double depth = r - end.z();
+            const Vec3 expected(end.x(), end.y(), -0.5 * depth);
+            double error = std::numeric_limits<double>::infinity();
+            int k = 0;
+            for (int i = 0; i < 2; ++i) {
+                const double e = (m.points[static_cast<std::size_t>(i)].position - expected).norm();
+                if (e < error) error = e, k = i;
+            }
+            EXPECT_LT(error, kEpa) << what << ": no point over the end " << end.transpose();
+            const double depth_error = m.points[static_cast<std::size_t>(k)].depth - depth;
+            EXPECT_NEAR(depth_error, 0, kEpa)
+                << what << ": depth " << m.points[static_cast<std::size_t>(k)].depth << " m, closed form "
+                << depth << " m";
+        }
+    }
+}
+
+// Steeper than the margin allows: the far end stays out, the near end is the single point.
+TEST(FaceClipping, CapsuleTiltedBeyondTheMarginKeepsOnlyItsLowerEnd) {
+    const double r = 0.003, h = 0.05, margin = 0.002, depth = 0.001, tilt = 0.1;
+    const ShapePtr box = make_box(Vec3(5, 5, 0.5)), cap = make_capsule(r, h);
+    const Quat q = axis_towards(0.3, tilt);
+    const Vec3 axis = q * Vec3::UnitZ();
+    const Vec3 lower(0.2, -0.1, r - depth);
+    const auto out =
+        run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cap, Pose{lower + h * axis, q}, margin);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].count, 1) << "far end at depth " << depth - 2 * h * std::sin(tilt) << " m";
+    EXPECT_NEAR(out[0].points[0].depth, depth, kEpa);
+    EXPECT_NEAR((out[0].points[0].position - Vec3(lower.x(), lower.y(), -0.5 * depth)).norm(), 0, kEpa);
+}
+
+// A cylinder on its side, tilted 2 degrees along its axis: the side line's two ends, the lower one at the
+// given depth and the upper one 2 h sin(tilt) higher, both within the margin.
+TEST(FaceClipping, CylinderLyingOnItsSideGivesBothEndsOfTheLine) {
+    const double r = 0.003, h = 0.05, margin = 0.005, depth = 0.0005, tilt = 0.035;
+    const ShapePtr box = make_box(Vec3(5, 5, 0.5)), cyl = make_cylinder(r, h);
+    const Quat q = axis_towards(-0.4, tilt);
+    const Vec3 axis = q * Vec3::UnitZ();
+    // The side line touching the face runs along the axis at r below it, perpendicular to the axis in the
+    // vertical plane through it.
+    const Vec3 down = (axis * axis.z() - Vec3::UnitZ()).normalized();
+    const Vec3 lower_rim(0.1, 0.3, -depth);  // lower end of the side line
+    const Vec3 centre = lower_rim - r * down + h * axis;
+    const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cyl, Pose{centre, q}, margin);
+    ASSERT_EQ(out.size(), 1u);
+    const Manifold& m = out[0];
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    ASSERT_EQ(m.count, 2);
+    for (const Vec3& end : {lower_rim, Vec3(lower_rim + 2 * h * axis)}) {
+        const double d = -end.z();
+        const Vec3 expected(end.x(), end.y(), -0.5 * d);
+        double error = std::numeric_limits<double>::infinity(), depth_error = 0;
+        for (int i = 0; i < 2; ++i) {
+            const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+            if ((p.position - expected).norm() < error)
+                error = (p.position - expected).norm(), depth_error = p.depth - d;
+        }
+        EXPECT_LT(error, kEpa) << "no point over " << end.transpose();
+        EXPECT_NEAR(depth_error, 0, kEpa) << "closed-form depth " << d << " m";
+    }
+}
+
+// A cylinder standing on its cap, tilted 2 degrees: four points of the rim within the margin, each at the
+// depth of its angle phi from the lowest rim point, r (1 - cos phi) sin(tilt) above it.
+TEST(FaceClipping, CylinderStandingOnATiltedCapGivesFourRimPoints) {
+    const double r = 0.4, h = 0.5, margin = 0.05, depth = 0.002, tilt = 0.035;
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5)), cyl = make_cylinder(r, h);
+    const Quat q = about(Vec3(1, 2, 0), tilt) * about(Vec3::UnitZ(), 0.4);
+    const Vec3 axis = q * Vec3::UnitZ();
+    const Vec3 w = (-Vec3::UnitZ() - (-axis.z()) * axis).normalized();  // towards the lowest rim point
+    const Vec3 centre = Vec3(0.1, -0.2, 0.0) - r * w + h * axis - Vec3(0, 0, depth);
+    const Vec3 base = centre - h * axis;
+    const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cyl, Pose{centre, q}, margin);
+    ASSERT_EQ(out.size(), 1u);
+    const Manifold& m = out[0];
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    ASSERT_EQ(m.count, 4);
+    double deepest = -1;
+    for (int i = 0; i < 4; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        const Vec3 surface = p.position - 0.5 * p.depth * Vec3::UnitZ();  // the cylinder's point
+        const Vec3 radial = (surface - base) - (surface - base).dot(axis) * axis;
+        EXPECT_NEAR((surface - base).dot(axis), 0, kEpa) << "point " << i << " off the cap plane";
+        EXPECT_NEAR(radial.norm(), r, kEpa) << "point " << i << " off the rim";
+        const double cos_phi = radial.normalized().dot(w);
+        const double expected = depth - r * (1 - cos_phi) * std::sin(tilt);
+        EXPECT_NEAR(p.depth - expected, 0, kEpa) << "point " << i << ": depth " << p.depth << " m";
+        deepest = std::max(deepest, p.depth);
+    }
+    // The reduction keeps the deepest candidate up to its tie window, 1e-3 of the patch extent (2 r), and
+    // among near-ties the point farthest out (manifold_reduction.h).
+    EXPECT_GE(deepest, depth - 1e-3 * 2 * r)
+        << "deepest kept point " << depth - deepest << " m above the lowest";
 }
 
 }  // namespace
