@@ -27,6 +27,7 @@ struct BlcpWorkspace {
     Eigen::MatrixXd reduced;  // K of the free rows
     Eigen::MatrixXd regularized;
     Eigen::LDLT<Eigen::MatrixXd> ldlt;
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> least_squares;  // fallback QP, inconsistent K
     Eigen::PartialPivLU<Eigen::MatrixXd> lu;
     Eigen::VectorXd q, w, rhs, x, residual_vector;
     std::vector<std::int8_t> status;  // -1 at lower bound, 0 free, +1 at upper bound

@@ -92,6 +92,23 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                     ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
                     ws.x += ws.ldlt.solve(ws.residual_vector);
                 }
+                // Refinement reaches the minimum-norm solution when the free rows can meet their targets.
+                // When they cannot, each refinement adds the unreachable part divided by the regularisation.
+                // A bounded row stops such a step at its bound (the redundant points of a box on the
+                // ground: the null-space step lowers some of their impulses to 0), but rows without bounds
+                // (joints) do not: the six rows of a hinge of two ball joints have rank five, and with
+                // targets that have a part along the sixth direction the steps grew until the impulses
+                // overflowed (bench/stress_findings/unreduced_s126.json). With such rows free, an
+                // unreachable right-hand side gets the least-squares step of least norm instead: the
+                // objective is unbounded along the null space, and this stops there.
+                bool unbounded_free = false;
+                for (const std::int32_t i : ws.free_rows)
+                    unbounded_free = unbounded_free || (std::isinf(lo[i]) && std::isinf(hi[i]));
+                if (unbounded_free) ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
+                if (unbounded_free && !(ws.residual_vector.norm() <= 1e-6 * ws.rhs.norm())) {
+                    ws.least_squares.compute(ws.reduced);
+                    ws.x = ws.least_squares.solve(ws.rhs);
+                }
                 for (Eigen::Index r = 0; r < m; ++r)
                     step[ws.free_rows[static_cast<std::size_t>(r)]] = ws.x[r];
             }
