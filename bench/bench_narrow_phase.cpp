@@ -89,7 +89,7 @@ ShapePtr floor_mesh(int n) {
 
 struct Sets {
     std::vector<Config> box_box, box_plane, cylinder_plane, cylinder_box, hull_hull, sphere_box, capsule_box,
-        cylinder_cylinder, box_mesh, cylinder_mesh, box_height_field;
+        cone_box, cylinder_cylinder, box_mesh, cylinder_mesh, box_height_field;
 };
 
 const Sets& sets() {
@@ -121,6 +121,16 @@ const Sets& sets() {
         r.sphere_box = resting(rng, ground, 0.5, sphere, 0.3, Quat::Identity(), 1.0);
         r.capsule_box =
             resting(rng, ground, 0.5, capsule, 0.2, about(Vec3::UnitY(), std::numbers::pi / 2), 1.0);
+        // Half standing on the base, half lying on a generator: turned about x by pi - atan(2h / r), the
+        // generator from the rim point (0, -r, -h) to the apex is level, h r / L below the origin.
+        const double cone_r = 0.3, cone_h = 0.4, generator = std::hypot(cone_r, 2 * cone_h);
+        const ShapePtr cone = make_cone(cone_r, cone_h);
+        r.cone_box = resting(rng, ground, 0.5, cone, cone_h, Quat::Identity(), 1.0);
+        const auto cone_lying =
+            resting(rng, ground, 0.5, cone, cone_h * cone_r / generator,
+                    about(Vec3::UnitX(), std::numbers::pi - std::atan2(2 * cone_h, cone_r)), 1.0);
+        for (int i = 0; i < kConfigs; i += 2)
+            r.cone_box[static_cast<std::size_t>(i)] = cone_lying[static_cast<std::size_t>(i)];
         r.cylinder_cylinder = resting(rng, make_cylinder(0.5, 0.3), 0.3, cyl, 0.4, Quat::Identity(), 0.15);
         const ShapePtr floor = floor_mesh(20);
         r.box_mesh = resting(rng, floor, 0, box, 0.3, Quat::Identity(), 8.0, true);
@@ -177,6 +187,7 @@ SIMPULSE_COLLIDE_BENCH(cylinder_box);
 SIMPULSE_COLLIDE_BENCH(hull_hull);
 SIMPULSE_COLLIDE_BENCH(sphere_box);
 SIMPULSE_COLLIDE_BENCH(capsule_box);
+SIMPULSE_COLLIDE_BENCH(cone_box);
 SIMPULSE_COLLIDE_BENCH(cylinder_cylinder);
 SIMPULSE_COLLIDE_BENCH(box_mesh);
 SIMPULSE_COLLIDE_BENCH(cylinder_mesh);

@@ -5,8 +5,8 @@
 // same reason.
 //
 // Algorithms: closed forms for sphere pairs and capsule-capsule (convex_pairs.h), SAT for box/hull pairs
-// (sat.h), reference-face clipping of the supporting face on GJK/EPA for capsules and cylinders against
-// boxes and hulls (supporting_face.h), axis rotation on GJK/EPA for the other convex pairs
+// (sat.h), reference-face clipping of the supporting face on GJK/EPA for capsules, cylinders and cones
+// against boxes and hulls (supporting_face.h), axis rotation on GJK/EPA for the other convex pairs
 // (axis_rotation.h), candidate points against planes (plane_contacts.h), per-child recursion for compounds,
 // per-triangle contacts with internal-edge handling for meshes and height fields (mesh_contacts.h).
 // Static-only pairs (plane, mesh, height field against each other) never reach the narrow phase: the broad
@@ -195,6 +195,8 @@ constexpr std::array<std::array<PairFn, kShapeTypeCount>, kShapeTypeCount> make_
     set(T::box, T::cylinder, round_polyhedron);
     set(T::capsule, T::convex_hull, round_polyhedron);
     set(T::cylinder, T::convex_hull, round_polyhedron);
+    set(T::box, T::cone, round_polyhedron);
+    set(T::cone, T::convex_hull, round_polyhedron);
     for (T a : convex) {
         set(a, T::plane, convex_plane);
         set(a, T::compound, any_compound);

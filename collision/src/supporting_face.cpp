@@ -1,7 +1,7 @@
-// Reference-face clipping of a capsule's or cylinder's supporting face against a box or hull face (Jolt's
-// ManifoldBetweenTwoFaces, Box2D v3's capsule-polygon manifold) on the GJK/EPA axis; see supporting_face.h.
-// The clipping, lifting and reduction are the axis-rotation pipeline's own (core_feature_candidates,
-// reduce_contacts): only the round shape's feature differs.
+// Reference-face clipping of a capsule's, cylinder's or cone's supporting face against a box or hull face
+// (Jolt's ManifoldBetweenTwoFaces, Box2D v3's capsule-polygon manifold) on the GJK/EPA axis; see
+// supporting_face.h. The clipping, lifting and reduction are the axis-rotation pipeline's own
+// (core_feature_candidates, reduce_contacts): only the round shape's feature differs.
 #include <simpulse/collision/axis_rotation.h>
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/manifold_reduction.h>
@@ -16,7 +16,14 @@ namespace simpulse {
 namespace {
 
 // Feature kinds, mixed into the point ids by the clipper.
-enum : std::uint32_t { kSegmentKey = 1, kSideKey = 2, kLowerCapKey = 3, kUpperCapKey = 4 };
+enum : std::uint32_t {
+    kSegmentKey = 1,
+    kSideKey = 2,
+    kLowerCapKey = 3,
+    kUpperCapKey = 4,
+    kConeBaseKey = 5,
+    kConeSideKey = 6
+};
 
 // Rim points of a cap at multiples of 45 degrees in the body's x-y plane: a face contact resting on the cap
 // keeps the same points, and their largest inscribed quadrilateral is the cap's square, as with the
@@ -34,7 +41,40 @@ constexpr double kAzimuthFloor = 1e-12;
 constexpr double kDeepestRatio = 1e-9;
 
 bool is_round(ShapeType t) {
-    return t == ShapeType::capsule || t == ShapeType::cylinder;
+    return t == ShapeType::capsule || t == ShapeType::cylinder || t == ShapeType::cone;
+}
+
+// Eight rim points of a cap fixed in the body, and the rim point farthest along `radial` (|radial| = s) when
+// the tilt singles one out.
+void add_cap(const ConvexSupport& shape, const Vec3& base, double r, const Vec3& radial, double s,
+             ContactFeature& out) {
+    const Vec3 x = shape.rotation.col(0), y = shape.rotation.col(1);
+    for (std::size_t k = 0; k < kRimCos.size(); ++k) out.add(base + r * (kRimCos[k] * x + kRimSin[k] * y));
+    if (s > kAzimuthFloor) out.add(base + (r / s) * radial);
+}
+
+// A cone (apex at +h on its axis, base of radius r at -h): its base while the axis points away from `dir`
+// within 45 degrees; else the generator from the rim point under `dir` to the apex while it lies within 45
+// degrees of the plane perpendicular to `dir`, as a capsule's segment; else none (the apex leads: one point).
+bool cone_supporting_face(const ConvexSupport& shape, const Vec3& dir, const Vec3& axis, double c,
+                          ContactFeature& out, std::uint32_t& key) {
+    const double r = shape.dims.x(), h = shape.dims.y();
+    const Vec3& centre = shape.pose.position;
+    const Vec3 radial = dir - c * axis;
+    const double s = radial.norm();
+    if (c <= -kSupportingFaceCosine) {
+        add_cap(shape, centre - h * axis, r, radial, s, out);
+        key = kConeBaseKey;
+        return true;
+    }
+    if (s <= kAzimuthFloor) return false;
+    const Vec3 apex = centre + h * axis;
+    const Vec3 rim = centre - h * axis + (r / s) * radial;
+    if (std::abs((apex - rim).normalized().dot(dir)) > kSupportingFaceCosine) return false;
+    out.add(rim);
+    out.add(apex);
+    key = kConeSideKey;
+    return true;
 }
 
 }  // namespace
@@ -45,6 +85,7 @@ bool supporting_face(const ConvexSupport& shape, const Vec3& dir, ContactFeature
     const Vec3 axis = shape.rotation.col(2);
     const Vec3& centre = shape.pose.position;
     const double c = axis.dot(dir);
+    if (shape.type == ShapeType::cone) return cone_supporting_face(shape, dir, axis, c, out, key);
     if (shape.type == ShapeType::capsule) {
         if (std::abs(c) > kSupportingFaceCosine) return false;
         const double h = shape.dims.y();
@@ -57,11 +98,7 @@ bool supporting_face(const ConvexSupport& shape, const Vec3& dir, ContactFeature
     const Vec3 radial = dir - c * axis;  // towards the deepest rim point, |radial| = sin(axis, dir)
     const double s = radial.norm();
     if (std::abs(c) >= kSupportingFaceCosine) {
-        const Vec3 base = centre + (c > 0 ? h : -h) * axis;
-        const Vec3 x = shape.rotation.col(0), y = shape.rotation.col(1);
-        for (std::size_t k = 0; k < kRimCos.size(); ++k)
-            out.add(base + r * (kRimCos[k] * x + kRimSin[k] * y));
-        if (s > kAzimuthFloor) out.add(base + (r / s) * radial);
+        add_cap(shape, centre + (c > 0 ? h : -h) * axis, r, radial, s, out);
         key = c > 0 ? kUpperCapKey : kLowerCapKey;
         return true;
     }

@@ -685,6 +685,65 @@ TEST(FaceClipping, CylinderLyingOnItsSideGivesBothEndsOfTheLine) {
     }
 }
 
+// A cone (apex at +h, base radius r at -h) lying on its side, its touching generator tilted 2 degrees up
+// towards the apex: the generator's ends (the rim point and the apex) at their closed-form depths. The axis
+// (base centre to apex) points a half-angle alpha (tan alpha = r / 2h) below the generator, in its vertical
+// plane, so the base stands raised over the rim point.
+TEST(FaceClipping, ConeLyingOnItsSideGivesTheRimPointAndTheApex) {
+    const double r = 0.02, h = 0.05, margin = 0.005, depth = 0.001, tilt = 0.035;
+    const ShapePtr box = make_box(Vec3(5, 5, 0.5)), cone = make_cone(r, h);
+    const double length = std::hypot(r, 2 * h), alpha = std::atan2(r, 2 * h);
+    const Vec3 g = axis_towards(0.7, tilt) * Vec3::UnitZ();  // along the generator, rim to apex
+    const Vec3 up = (Vec3::UnitZ() - g.z() * g).normalized();
+    const Vec3 axis = std::cos(alpha) * g - std::sin(alpha) * up;
+    const Vec3 rim(-0.1, 0.2, -depth), apex = rim + length * g;
+    const Vec3 centre = apex - h * axis;
+    const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cone,
+                         Pose{centre, Quat::FromTwoVectors(Vec3::UnitZ(), axis)}, margin);
+    ASSERT_EQ(out.size(), 1u);
+    const Manifold& m = out[0];
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    ASSERT_EQ(m.count, 2) << "the apex, at depth " << depth - length * std::sin(tilt)
+                          << " m, is within the margin";
+    for (const Vec3& end : {rim, apex}) {
+        const double d = -end.z();
+        const Vec3 expected(end.x(), end.y(), -0.5 * d);
+        double error = std::numeric_limits<double>::infinity(), depth_error = 0;
+        for (int i = 0; i < 2; ++i) {
+            const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+            if ((p.position - expected).norm() < error)
+                error = (p.position - expected).norm(), depth_error = p.depth - d;
+        }
+        EXPECT_LT(error, kEpa) << "no point over " << end.transpose();
+        EXPECT_NEAR(depth_error, 0, kEpa) << "closed-form depth " << d << " m";
+    }
+}
+
+// A cone standing on its base, tilted 2 degrees: four rim points, as the cylinder's cap below.
+TEST(FaceClipping, ConeStandingOnATiltedBaseGivesFourRimPoints) {
+    const double r = 0.3, h = 0.4, margin = 0.05, depth = 0.002, tilt = 0.035;
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5)), cone = make_cone(r, h);
+    const Quat q = about(Vec3(2, -1, 0), tilt) * about(Vec3::UnitZ(), 1.1);
+    const Vec3 axis = q * Vec3::UnitZ();
+    const Vec3 w = (-Vec3::UnitZ() - (-axis.z()) * axis).normalized();  // towards the lowest rim point
+    const Vec3 centre = Vec3(-0.3, 0.1, 0.0) - r * w + h * axis - Vec3(0, 0, depth);
+    const Vec3 base = centre - h * axis;
+    const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cone, Pose{centre, q}, margin);
+    ASSERT_EQ(out.size(), 1u);
+    const Manifold& m = out[0];
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    ASSERT_EQ(m.count, 4);
+    for (int i = 0; i < 4; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        const Vec3 surface = p.position - 0.5 * p.depth * Vec3::UnitZ();
+        const Vec3 radial = (surface - base) - (surface - base).dot(axis) * axis;
+        EXPECT_NEAR((surface - base).dot(axis), 0, kEpa) << "point " << i << " off the base plane";
+        EXPECT_NEAR(radial.norm(), r, kEpa) << "point " << i << " off the rim";
+        const double expected = depth - r * (1 - radial.normalized().dot(w)) * std::sin(tilt);
+        EXPECT_NEAR(p.depth - expected, 0, kEpa) << "point " << i << ": depth " << p.depth << " m";
+    }
+}
+
 // A cylinder standing on its cap, tilted 2 degrees: four points of the rim within the margin, each at the
 // depth of its angle phi from the lowest rim point, r (1 - cos phi) sin(tilt) above it.
 TEST(FaceClipping, CylinderStandingOnATiltedCapGivesFourRimPoints) {
