@@ -597,6 +597,39 @@ Quat axis_towards(double yaw, double tilt) {
     return Quat::FromTwoVectors(Vec3::UnitZ(), d);
 }
 
+// The manifold has a point over `lowest`, a point of the shape below the face z = 0: midway between it and
+// the face, at its depth -lowest.z().
+void expect_point_over(const Manifold& m, const Vec3& lowest, const std::string& what = "") {
+    const double depth = -lowest.z();
+    const Vec3 expected(lowest.x(), lowest.y(), -0.5 * depth);
+    double error = std::numeric_limits<double>::infinity(), depth_error = 0;
+    for (int i = 0; i < m.count; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        if ((p.position - expected).norm() < error)
+            error = (p.position - expected).norm(), depth_error = p.depth - depth;
+    }
+    EXPECT_LT(error, kEpa) << what << ": no point over " << lowest.transpose();
+    EXPECT_NEAR(depth_error, 0, kEpa) << what << ": closed-form depth " << depth << " m";
+}
+
+// Four points of a cap's rim (centre `base`, radius r, normal `axis`), the cap tilted by `tilt` from the face
+// z = 0 with its lowest rim point, towards `lowest_dir`, at `depth`: each at r (1 - cos phi) sin(tilt) above
+// that one, phi its angle from it.
+void expect_rim_points(const Manifold& m, const Vec3& base, const Vec3& axis, const Vec3& lowest_dir,
+                       double r, double depth, double tilt) {
+    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
+    ASSERT_EQ(m.count, 4);
+    for (int i = 0; i < 4; ++i) {
+        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
+        const Vec3 surface = p.position - 0.5 * p.depth * Vec3::UnitZ();  // the round shape's point
+        const Vec3 radial = (surface - base) - (surface - base).dot(axis) * axis;
+        EXPECT_NEAR((surface - base).dot(axis), 0, kEpa) << "point " << i << " off the cap plane";
+        EXPECT_NEAR(radial.norm(), r, kEpa) << "point " << i << " off the rim";
+        const double expected = depth - r * (1 - radial.normalized().dot(lowest_dir)) * std::sin(tilt);
+        EXPECT_NEAR(p.depth - expected, 0, kEpa) << "point " << i << ": depth " << p.depth << " m";
+    }
+}
+
 // A capsule of radius r whose lower core end is `depth - r` below the face of a box with its top at z = 0,
 // tilted by `tilt` from the face: the ends are at depths `depth` and `depth - 2 h sin(tilt)`.
 TEST(FaceClipping, CapsuleOnABoxFaceGivesBothEndsAtTheirDepths) {
@@ -620,22 +653,7 @@ TEST(FaceClipping, CapsuleOnABoxFaceGivesBothEndsAtTheirDepths) {
         EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa) << what;
         ASSERT_EQ(m.count, 2) << what << ": the far end, at depth " << c.depth - 2 * h * std::sin(c.tilt)
                               << " m, is within the margin " << margin << " m";
-        for (const Vec3& end : ends) {
-            // The point over this end: midway between the capsule's lowest point there and the face.
-            const double depth = r - end.z();
-            const Vec3 expected(end.x(), end.y(), -0.5 * depth);
-            double error = std::numeric_limits<double>::infinity();
-            int k = 0;
-            for (int i = 0; i < 2; ++i) {
-                const double e = (m.points[static_cast<std::size_t>(i)].position - expected).norm();
-                if (e < error) error = e, k = i;
-            }
-            EXPECT_LT(error, kEpa) << what << ": no point over the end " << end.transpose();
-            const double depth_error = m.points[static_cast<std::size_t>(k)].depth - depth;
-            EXPECT_NEAR(depth_error, 0, kEpa)
-                << what << ": depth " << m.points[static_cast<std::size_t>(k)].depth << " m, closed form "
-                << depth << " m";
-        }
+        for (const Vec3& end : ends) expect_point_over(m, end - r * Vec3::UnitZ(), what);
     }
 }
 
@@ -671,18 +689,7 @@ TEST(FaceClipping, CylinderLyingOnItsSideGivesBothEndsOfTheLine) {
     const Manifold& m = out[0];
     EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
     ASSERT_EQ(m.count, 2);
-    for (const Vec3& end : {lower_rim, Vec3(lower_rim + 2 * h * axis)}) {
-        const double d = -end.z();
-        const Vec3 expected(end.x(), end.y(), -0.5 * d);
-        double error = std::numeric_limits<double>::infinity(), depth_error = 0;
-        for (int i = 0; i < 2; ++i) {
-            const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
-            if ((p.position - expected).norm() < error)
-                error = (p.position - expected).norm(), depth_error = p.depth - d;
-        }
-        EXPECT_LT(error, kEpa) << "no point over " << end.transpose();
-        EXPECT_NEAR(depth_error, 0, kEpa) << "closed-form depth " << d << " m";
-    }
+    for (const Vec3& end : {lower_rim, Vec3(lower_rim + 2 * h * axis)}) expect_point_over(m, end);
 }
 
 // A cone (apex at +h, base radius r at -h) lying on its side, its touching generator tilted 2 degrees up
@@ -705,18 +712,7 @@ TEST(FaceClipping, ConeLyingOnItsSideGivesTheRimPointAndTheApex) {
     EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
     ASSERT_EQ(m.count, 2) << "the apex, at depth " << depth - length * std::sin(tilt)
                           << " m, is within the margin";
-    for (const Vec3& end : {rim, apex}) {
-        const double d = -end.z();
-        const Vec3 expected(end.x(), end.y(), -0.5 * d);
-        double error = std::numeric_limits<double>::infinity(), depth_error = 0;
-        for (int i = 0; i < 2; ++i) {
-            const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
-            if ((p.position - expected).norm() < error)
-                error = (p.position - expected).norm(), depth_error = p.depth - d;
-        }
-        EXPECT_LT(error, kEpa) << "no point over " << end.transpose();
-        EXPECT_NEAR(depth_error, 0, kEpa) << "closed-form depth " << d << " m";
-    }
+    for (const Vec3& end : {rim, apex}) expect_point_over(m, end);
 }
 
 // A cone standing on its base, tilted 2 degrees: four rim points, as the cylinder's cap below.
@@ -730,18 +726,7 @@ TEST(FaceClipping, ConeStandingOnATiltedBaseGivesFourRimPoints) {
     const Vec3 base = centre - h * axis;
     const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cone, Pose{centre, q}, margin);
     ASSERT_EQ(out.size(), 1u);
-    const Manifold& m = out[0];
-    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
-    ASSERT_EQ(m.count, 4);
-    for (int i = 0; i < 4; ++i) {
-        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
-        const Vec3 surface = p.position - 0.5 * p.depth * Vec3::UnitZ();
-        const Vec3 radial = (surface - base) - (surface - base).dot(axis) * axis;
-        EXPECT_NEAR((surface - base).dot(axis), 0, kEpa) << "point " << i << " off the base plane";
-        EXPECT_NEAR(radial.norm(), r, kEpa) << "point " << i << " off the rim";
-        const double expected = depth - r * (1 - radial.normalized().dot(w)) * std::sin(tilt);
-        EXPECT_NEAR(p.depth - expected, 0, kEpa) << "point " << i << ": depth " << p.depth << " m";
-    }
+    expect_rim_points(out[0], base, axis, w, r, depth, tilt);
 }
 
 // A cylinder standing on its cap, tilted 2 degrees: four points of the rim within the margin, each at the
@@ -757,20 +742,10 @@ TEST(FaceClipping, CylinderStandingOnATiltedCapGivesFourRimPoints) {
     const auto out = run(box, Pose{Vec3(0, 0, -0.5), Quat::Identity()}, cyl, Pose{centre, q}, margin);
     ASSERT_EQ(out.size(), 1u);
     const Manifold& m = out[0];
-    EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0, kEpa);
-    ASSERT_EQ(m.count, 4);
+    expect_rim_points(m, base, axis, w, r, depth, tilt);
     double deepest = -1;
-    for (int i = 0; i < 4; ++i) {
-        const ContactPoint& p = m.points[static_cast<std::size_t>(i)];
-        const Vec3 surface = p.position - 0.5 * p.depth * Vec3::UnitZ();  // the cylinder's point
-        const Vec3 radial = (surface - base) - (surface - base).dot(axis) * axis;
-        EXPECT_NEAR((surface - base).dot(axis), 0, kEpa) << "point " << i << " off the cap plane";
-        EXPECT_NEAR(radial.norm(), r, kEpa) << "point " << i << " off the rim";
-        const double cos_phi = radial.normalized().dot(w);
-        const double expected = depth - r * (1 - cos_phi) * std::sin(tilt);
-        EXPECT_NEAR(p.depth - expected, 0, kEpa) << "point " << i << ": depth " << p.depth << " m";
-        deepest = std::max(deepest, p.depth);
-    }
+    for (int i = 0; i < m.count; ++i)
+        deepest = std::max(deepest, m.points[static_cast<std::size_t>(i)].depth);
     // The reduction keeps the deepest candidate up to its tie window, 1e-3 of the patch extent (2 r), and
     // among near-ties the point farthest out (manifold_reduction.h).
     EXPECT_GE(deepest, depth - 1e-3 * 2 * r)
