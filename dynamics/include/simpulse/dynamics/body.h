@@ -23,6 +23,9 @@ struct BodyId {
 
 using MaterialId = std::uint32_t;
 
+// Which rotation step integrate_velocities prepared a body's angular velocity for (integrator.h).
+enum class RotationStep : std::uint8_t { midpoint, chord_midpoint, substeps };
+
 struct BodyDesc {
     ShapePtr shape;
     Pose pose;                             // body frame in the world
@@ -64,6 +67,8 @@ struct Body {
     bool asleep = false;             // at rest: not integrated, not solved, not collided with other sleepers
     double sleep_time = 0;           // how long the body has moved slower than WorldSettings::sleep_speed, s
     std::uint32_t sleep_island = 0;  // bodies that fell asleep together wake together
+    // Set by integrate_velocities for integrate_positions: which rotation step this step's w is meant for.
+    RotationStep rotation_step = RotationStep::midpoint;
 
     Pose pose() const { return {com_position - orientation * local_center_of_mass, orientation}; }
     Vec3 world_center_of_mass() const { return com_position; }
