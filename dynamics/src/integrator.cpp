@@ -154,9 +154,9 @@ Quat quaternion_from_rotation_vector(const Vec3& phi) {
 void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt) {
     const double h = 0.5 * dt;
     for (Body& b : bodies) {
+        b.rotation_step = RotationStep::midpoint;  // also for sleepers: one woken within the step takes it
         if (!b.alive || b.is_static || b.asleep) continue;
         b.velocity += dt * (gravity + b.inverse_mass * b.force);
-        b.rotation_step = RotationStep::midpoint;
         if (b.angular_velocity.isZero(0) && b.torque.isZero(0)) continue;
         const Mat3 r = b.orientation.toRotationMatrix();
         const Mat3 inertia = r * b.inertia_local * r.transpose();
