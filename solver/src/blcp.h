@@ -29,7 +29,7 @@ struct BlcpWorkspace {
     Eigen::LDLT<Eigen::MatrixXd> ldlt;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> least_squares;  // fallback QP, inconsistent K
     Eigen::PartialPivLU<Eigen::MatrixXd> lu;
-    Eigen::VectorXd q, w, rhs, x, residual_vector;
+    Eigen::VectorXd q, w, rhs, x, residual_vector, least_squares_x;
     std::vector<std::int8_t> status;  // -1 at lower bound, 0 free, +1 at upper bound
     std::vector<std::int8_t> new_status;
     std::vector<std::int32_t> column;  // free row -> column of K

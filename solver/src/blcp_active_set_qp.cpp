@@ -98,16 +98,28 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                 // ground: the null-space step lowers some of their impulses to 0), but rows without bounds
                 // (joints) do not: the six rows of a hinge of two ball joints have rank five, and with
                 // targets that have a part along the sixth direction the steps grew until the impulses
-                // overflowed (bench/stress_findings/unreduced_s126.json). With such rows free, an
-                // unreachable right-hand side gets the least-squares step of least norm instead: the
-                // objective is unbounded along the null space, and this stops there.
+                // overflowed (bench/stress_findings/unreduced_s126.json). So when a free row has no bounds
+                // and the refinements left a residual above 1e-6 of the right-hand side (three of them
+                // shrink it by (eps / pivot)^3, below 1e-9 for every pivot above the threshold below), the
+                // unbounded rows take the least-squares step of least norm instead, and the objective's
+                // flat direction along them stops there; the bounded rows keep the refined step, which
+                // takes them to their bounds as before.
                 bool unbounded_free = false;
                 for (const std::int32_t i : ws.free_rows)
                     unbounded_free = unbounded_free || (std::isinf(lo[i]) && std::isinf(hi[i]));
                 if (unbounded_free) ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
                 if (unbounded_free && !(ws.residual_vector.norm() <= 1e-6 * ws.rhs.norm())) {
+                    // Pivots below 1e-7 of the largest count as redundant, as for the joint targets
+                    // (joint_targets.cpp): two ball joints a distance L apart with a joint error e are
+                    // redundant up to a pivot ratio of about (e / L)^2, which the default threshold (machine
+                    // epsilon) would take as full rank (a 10 um error on a 1.7 m hinge: steps of 3.6e10).
+                    ws.least_squares.setThreshold(1e-7);
                     ws.least_squares.compute(ws.reduced);
-                    ws.x = ws.least_squares.solve(ws.rhs);
+                    ws.least_squares_x = ws.least_squares.solve(ws.rhs);
+                    for (Eigen::Index r = 0; r < m; ++r) {
+                        const std::int32_t i = ws.free_rows[static_cast<std::size_t>(r)];
+                        if (std::isinf(lo[i]) && std::isinf(hi[i])) ws.x[r] = ws.least_squares_x[r];
+                    }
                 }
                 for (Eigen::Index r = 0; r < m; ++r)
                     step[ws.free_rows[static_cast<std::size_t>(r)]] = ws.x[r];
