@@ -2,7 +2,7 @@
 // pairs (convex_pairs.h) and plane contacts (plane_contacts.h): stacked configurations whose contact patch is
 // known exactly (normal +z, depth, mid-surface height, points on the patch boundary), the exact swap
 // symmetry, closed forms for spheres, capsules and the cylinder cases of the manifold quality bar, and the
-// clipped supporting faces of capsules and cylinders on a box face (supporting_face.h).
+// clipped supporting faces of capsules, cylinders and cones on a box or hull face (supporting_face.h).
 #include <simpulse/collision/convex_pairs.h>
 #include <simpulse/collision/epa.h>
 #include <simpulse/collision/narrow_phase.h>
@@ -585,11 +585,11 @@ TEST(CylinderContacts, CapsuleLyingOnABoxGivesTwoPointsAndTiltedOne) {
     EXPECT_NEAR(out[0].points[0].depth, 0.01, kEpa);
 }
 
-// ---- Capsules and cylinders on a box face: the reference face clips the round shape's supporting face (its
-// core segment, side line or cap), so a body lying nearly flat gets a point at each end even when it is
-// tilted beyond the axis-rotation cone (0.02 rad), with each point at its own depth. Shapes of the stress
-// finding bench/stress_findings/capsule_box_embedded.json: radius 3 mm, segment 0.1 m, on a 10 m box whose
-// top is z = 0.
+// ---- Capsules, cylinders and cones on a box face: the reference face clips the round shape's supporting
+// face (a capsule's core segment, a cylinder's side line or cap, a cone's generator or base), so a body lying
+// nearly flat gets a point at each end even when it is tilted beyond the axis-rotation cone (0.02 rad), with
+// each point at its own depth. Shapes of the stress finding bench/stress_findings/capsule_box_embedded.json:
+// radius 3 mm, segment 0.1 m, on a 10 m box whose top is z = 0.
 
 // Orientation taking the local z axis to (cos(tilt) cos(yaw), cos(tilt) sin(yaw), sin(tilt)).
 Quat axis_towards(double yaw, double tilt) {
@@ -750,6 +750,60 @@ TEST(FaceClipping, CylinderStandingOnATiltedCapGivesFourRimPoints) {
     // among near-ties the point farthest out (manifold_reduction.h).
     EXPECT_GE(deepest, depth - 1e-3 * 2 * r)
         << "deepest kept point " << depth - deepest << " m above the lowest";
+}
+
+// The same clipping against a convex hull of the box's corners (the narrow phase's other table entries), and
+// with the shapes swapped: the contract of narrow_phase.cpp, the normal flipped and the points, depths and
+// ids kept bit for bit.
+TEST(FaceClipping, HullsClipLikeBoxesAndSwappedShapesFlipOnlyTheNormal) {
+    const ShapePtr box = make_box(Vec3(2, 2, 0.5));
+    std::vector<Vec3> corners;
+    for (int k = 0; k < 8; ++k) corners.emplace_back(k & 1 ? 2 : -2, k & 2 ? 2 : -2, k & 4 ? 0.5 : -0.5);
+    const ShapePtr hull = make_convex_hull(corners);
+    const Pose ground{Vec3(0, 0, -0.5), Quat::Identity()};
+    struct Case {
+        const char* name;
+        ShapePtr shape;
+        Pose pose;
+    };
+    const Quat lying = axis_towards(0.3, 0.03);
+    const Case cases[] = {
+        {"capsule", make_capsule(0.003, 0.05),
+         Pose{Vec3(0.1, 0.2, 0.002) + 0.05 * (lying * Vec3::UnitZ()), lying}},
+        {"cylinder", make_cylinder(0.3, 0.4), Pose{Vec3(-0.2, 0.1, 0.398), about(Vec3(1, 2, 0), 0.03)}},
+        {"cone", make_cone(0.3, 0.4), Pose{Vec3(0.2, -0.1, 0.398), about(Vec3(2, -1, 0), 0.03)}},
+    };
+    const double margin = 0.05;
+    for (const Case& c : cases) {
+        const auto on_box = run(box, ground, c.shape, c.pose, margin);
+        const auto on_hull = run(hull, ground, c.shape, c.pose, margin);
+        const auto swapped = run(c.shape, c.pose, box, ground, margin);
+        ASSERT_EQ(on_box.size(), 1u) << c.name;
+        ASSERT_EQ(on_hull.size(), 1u) << c.name;
+        ASSERT_EQ(swapped.size(), 1u) << c.name;
+        const Manifold &b = on_box[0], &h = on_hull[0], &w = swapped[0];
+        EXPECT_GE(b.count, 2) << c.name << ": a flat-lying shape gets more than its lowest point";
+        ASSERT_EQ(h.count, b.count) << c.name;
+        EXPECT_NEAR((h.normal - b.normal).norm(), 0, kEpa) << c.name;
+        ASSERT_EQ(w.count, b.count) << c.name;
+        EXPECT_EQ(w.normal, Vec3(-b.normal)) << c.name;
+        for (int i = 0; i < b.count; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            // Hull and box differ only by GJK/EPA's rounding on another support function.
+            double nearest = std::numeric_limits<double>::infinity(), depth_gap = 0;
+            for (int j = 0; j < h.count; ++j) {
+                const ContactPoint& p = h.points[static_cast<std::size_t>(j)];
+                if ((p.position - b.points[k].position).norm() < nearest)
+                    nearest = (p.position - b.points[k].position).norm(),
+                    depth_gap = p.depth - b.points[k].depth;
+            }
+            EXPECT_LT(nearest, kEpa) << c.name << ": box point " << i << " not in the hull's manifold";
+            EXPECT_NEAR(depth_gap, 0, kEpa) << c.name << " point " << i;
+            EXPECT_EQ(w.points[k].position, b.points[k].position) << c.name << " point " << i;
+            EXPECT_EQ(w.points[k].depth, b.points[k].depth) << c.name << " point " << i;
+            EXPECT_EQ(w.points[k].id, b.points[k].id) << c.name << " point " << i;
+        }
+    }
 }
 
 }  // namespace
