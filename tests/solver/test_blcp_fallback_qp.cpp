@@ -1,0 +1,68 @@
+// White-box test of the direct solver's convex-QP fallback (solver/src/blcp_active_set_qp.cpp), reached in a
+// simulation only when the primal-dual active set cycles, so it is called here directly through the internal
+// header. A hinge made of two ball joints between two bodies has six joint rows of rank five; with a joint
+// error the sixth direction is not exactly redundant but has a pivot of about (e / L)^2 of the others, and
+// targets with a part along it cannot be reached by impulses of any sensible size. Joint rows have no bounds,
+// so nothing but the QP's rank decision keeps the impulses finite (bench/stress_findings/unreduced_s126.json
+// overflowed to 3e164 before commit af13ef9). Measured here without the least-squares step: 1.6e53 N s for
+// the exact hinge; with it but at Eigen's default rank threshold (before commit 1a3cdef): 5.7e9 and 5.7e7 N s
+// at joint errors of 10 and 100 um.
+#include "../../solver/src/blcp.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace simpulse::detail {
+namespace {
+
+TEST(BlcpFallbackQp, NearlyRedundantHingeWithUnreachableTargetsGetsImpulsesOfTheTargetsSize) {
+    // Two 1 kg unit-ish bodies side by side; the hinge's anchors 1.7 m apart along x, and on body b each
+    // anchor sits `error` off the one on body a (the joint error), along y for one joint and z for the other.
+    std::vector<SolverBody> bodies(2);
+    for (int k = 0; k < 2; ++k) {
+        SolverBody& b = bodies[static_cast<std::size_t>(k)];
+        b.position = Vec3(0, k == 0 ? -0.5 : 0.5, 0);
+        b.inverse_mass = 1;
+        b.inverse_inertia_local = Vec3(6, 5, 4).asDiagonal();
+        b.inverse_inertia = b.inverse_inertia_local;
+    }
+    for (const double error : {0.0, 1e-5, 1e-4}) {
+        const Vec3 anchors[2] = {Vec3(-0.85, 0, 0), Vec3(0.85, 0, 0)};
+        const Vec3 offsets[2] = {Vec3(0, error, 0), Vec3(0, 0, error)};
+        std::vector<Row> rows;
+        for (int j = 0; j < 2; ++j)
+            for (int axis = 0; axis < 3; ++axis) {
+                Row r;
+                make_row(r, bodies, 0, 1, anchors[j], anchors[j] + offsets[j], Vec3::Unit(axis));
+                r.kind = RowKind::joint;
+                r.source = static_cast<std::uint32_t>(j);
+                rows.push_back(r);
+            }
+        // Targets of 1 m/s pulling the two anchors apart along the hinge line (the redundant direction) and
+        // some reachable ones: no impulse of finite size meets the first part.
+        const double targets[6] = {1.0, 0.2, -0.3, -1.0, 0.1, 0.4};
+        const auto n = static_cast<Eigen::Index>(rows.size());
+        Eigen::MatrixXd a(n, n);
+        Eigen::VectorXd q = Eigen::VectorXd::Zero(n);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            rows[static_cast<std::size_t>(i)].target = targets[i];
+            for (Eigen::Index j = 0; j < n; ++j)
+                a(i, j) = coupling(rows[static_cast<std::size_t>(i)], rows[static_cast<std::size_t>(j)]);
+        }
+        std::vector<SolverBody> solved = bodies;
+        BlcpWorkspace ws;
+        solve_blcp_active_set_qp(rows, solved, ws, a, q, 4);
+        // A reachable target of 1 m/s on bodies of 1 kg and inverse inertias of a few 1/(kg m^2) takes
+        // impulses of order 1 N s; the least-squares answer along the reachable directions is of that size.
+        // 100 N s bounds it with room for the lever arms (0.85 m) and the ill-conditioning of the five rows.
+        double largest = 0;
+        for (const Row& r : rows) largest = std::max(largest, std::abs(r.lambda));
+        EXPECT_LT(largest, 100.0) << "joint error " << error << " m: largest impulse " << largest << " N s";
+        for (const SolverBody& b : solved)
+            EXPECT_TRUE(b.velocity.allFinite() && b.angular_velocity.allFinite()) << "joint error " << error;
+    }
+}
+
+}  // namespace
+}  // namespace simpulse::detail
