@@ -104,11 +104,13 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                 // unbounded rows take the least-squares step of least norm instead, and the objective's
                 // flat direction along them stops there; the bounded rows keep the refined step, which
                 // takes them to their bounds as before.
-                bool unbounded_free = false;
-                for (const std::int32_t i : ws.free_rows)
-                    unbounded_free = unbounded_free || (std::isinf(lo[i]) && std::isinf(hi[i]));
-                if (unbounded_free) ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
-                if (unbounded_free && !(ws.residual_vector.norm() <= 1e-6 * ws.rhs.norm())) {
+                const auto unbounded = [&](std::int32_t i) { return std::isinf(lo[i]) && std::isinf(hi[i]); };
+                bool unreachable = false;
+                if (std::any_of(ws.free_rows.begin(), ws.free_rows.end(), unbounded)) {
+                    ws.residual_vector.noalias() = ws.rhs - ws.reduced * ws.x;
+                    unreachable = !(ws.residual_vector.norm() <= 1e-6 * ws.rhs.norm());
+                }
+                if (unreachable) {
                     // Pivots below 1e-7 of the largest count as redundant, as for the joint targets
                     // (joint_targets.cpp): two ball joints a distance L apart with a joint error e are
                     // redundant up to a pivot ratio of about (e / L)^2, which the default threshold (machine
@@ -118,7 +120,7 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
                     ws.least_squares_x = ws.least_squares.solve(ws.rhs);
                     for (Eigen::Index r = 0; r < m; ++r) {
                         const std::int32_t i = ws.free_rows[static_cast<std::size_t>(r)];
-                        if (std::isinf(lo[i]) && std::isinf(hi[i])) ws.x[r] = ws.least_squares_x[r];
+                        if (unbounded(i)) ws.x[r] = ws.least_squares_x[r];
                     }
                 }
                 for (Eigen::Index r = 0; r < m; ++r)
