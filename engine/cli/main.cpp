@@ -313,9 +313,11 @@ int domino(const Options& options) {
         else
             std::printf("  chain time (first to last hit) %s\n", seconds(t.chain_time).c_str());
         std::printf(
-            "  %d of %d dominoes toppled (%d tilted beyond 45 degrees); %llu steps in %.2f s wall time\n",
-            t.toppled, t.dominoes, t.fallen, static_cast<unsigned long long>(t.steps), t.wall_seconds);
-        return t.chain_time && t.toppled == t.dominoes ? 0 : kExitRunFailed;
+            "  %d of %d dominoes knocked over; at the end %d lie toppled (%d tilted beyond 45 degrees); %llu "
+            "steps in %.2f s wall time\n",
+            t.knocked_over, t.dominoes, t.toppled, t.fallen, static_cast<unsigned long long>(t.steps),
+            t.wall_seconds);
+        return t.chain_time && t.knocked_over == t.dominoes ? 0 : kExitRunFailed;
     }
     if (!distinct_files(
             {{"SCENE", &options.scene}, {"--markdown", &options.markdown}, {"--svg", &options.svg}}))

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <numbers>
 
 namespace simpulse {
 namespace {
@@ -35,6 +36,37 @@ TEST(Domino, TimingComesFromTheFirstBeginEventOfEachPair) {
     EXPECT_EQ(t.dominoes, 27);
     EXPECT_NEAR(t.pitch, 0.02, 1e-12);
     EXPECT_EQ(t.toppled, 0);  // nothing ran: all standing
+    EXPECT_EQ(t.knocked_over, 0);
+}
+
+// knocked_over counts a domino tilted forward past its tipping angle (atan(3.5 / 19.5) = 10.2 degrees) at any
+// observed step, or lying beyond it either way at the end; leaning back and returning does not count.
+TEST(Domino, KnockedOverCountsForwardTiltsDuringTheRunAndEitherTiltAtTheEnd) {
+    auto scene = load_scene(kScenes + "/domino_chain.json", std::vector<std::string>{"/duration=0.001"});
+    ASSERT_TRUE(scene) << scene.error().message;
+    auto world = build_world(scene.value());
+    ASSERT_TRUE(world) << world.error().message;
+    // Scene order: table 0, book 1, striker 2, domino_1 .. domino_27 = 3 .. 29; the chain runs along +x, and
+    // a turn about +y tilts a domino's top towards +x.
+    auto tilt = [&](std::size_t body, double degrees) {
+        Pose pose = scene.value().bodies[body].desc.pose;
+        pose.orientation = Quat(Eigen::AngleAxisd(degrees * std::numbers::pi / 180, Vec3::UnitY()));
+        ASSERT_TRUE(world.value().world.set_pose(world.value().bodies[body], pose));
+    };
+    DominoTiltWatch watch(scene.value());
+    tilt(3, 11.0);   // domino 1: forward past its tipping angle, then back upright
+    tilt(4, -30.0);  // domino 2: leans back, then upright again
+    tilt(5, 9.0);    // domino 3: forward, short of the tipping angle
+    watch.observe(world.value());
+    for (std::size_t body : {3, 4, 5}) tilt(body, 0.0);
+    tilt(6, -80.0);  // domino 4: lies fallen backwards at the end, never observed tilting forward
+    const DominoTiming t =
+        domino_timing(scene.value(), world.value(), RunReport{}, watch.max_forward_tilts());
+    EXPECT_EQ(t.knocked_over, 2) << "expected dominoes 1 and 4";
+    EXPECT_EQ(t.toppled, 1);
+    EXPECT_EQ(t.fallen, 1);
+    // Without the watch only the final tilts count.
+    EXPECT_EQ(domino_timing(scene.value(), world.value(), RunReport{}).knocked_over, 1);
 }
 
 TEST(Domino, EveryVariantSceneValidatesWithItsPitch) {
@@ -62,6 +94,7 @@ TEST(Domino, ChainPropagatesAtAGameStep) {
     EXPECT_NEAR(*t.value().striker_hit, kStrikerHitMeasured, 0.03)
         << "striker hit " << *t.value().striker_hit;
     ASSERT_TRUE(t.value().chain_time) << "the chain did not reach the last domino";
+    EXPECT_EQ(t.value().knocked_over, 27) << "knocked over " << t.value().knocked_over << " of 27";
     EXPECT_EQ(t.value().toppled, 27) << "toppled " << t.value().toppled << " of 27";
 }
 

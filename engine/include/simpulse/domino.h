@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,17 @@ struct DominoTiming {
     std::optional<double> last_hit;     // first contact_begin between the last two dominoes, s
     std::optional<double> chain_time;   // last_hit - striker_hit, s
     int dominoes = 0;
-    int fallen =
-        0;  // dominoes tilted more than 45 degrees from vertical at the end (SCENES.md S1 definition)
-    int toppled = 0;   // dominoes tilted beyond their tipping angle atan(thickness / height): they cannot
-                       // stand up again. At D = 1 cm a fallen row rests leaning at acos(thickness / D) = 45.6
-                       // degrees, so the 45-degree count is ill-posed there; "all fell" means all toppled.
+    // At the end of the run: dominoes tilted more than 45 degrees from vertical (SCENES.md S1 definition),
+    // and beyond their tipping angle atan(thickness / height). At D = 1 cm a fallen row rests leaning at
+    // acos(thickness / D) = 45.6 degrees, so the 45-degree count is ill-posed there.
+    int fallen = 0;
+    int toppled = 0;
+    // Dominoes knocked over: tilted forward (towards the next) past their tipping angle at some step of the
+    // run, or toppled at the end (either way: on a frictionless table a domino can be pushed off its feet and
+    // fall backwards). It counts a domino knocked flat that bounced off the table back onto its end (possible
+    // at e = 1), not one that only leaned back against its predecessor. "All fell" means all knocked over.
+    // Without per-step tilts (see domino_timing) it counts the final tilts only.
+    int knocked_over = 0;
     double pitch = 0;  // D, distance between the backs of neighbouring dominoes, m
     std::uint64_t steps = 0;
     double wall_seconds = 0;
@@ -31,7 +38,26 @@ struct DominoTiming {
 };
 
 // Reads the timings of a finished run of a domino scene: bodies "striker" and "domino_1".."domino_N".
-DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
+// max_forward_tilts, if given, holds each domino's largest tilt over the run from the vertical towards the
+// next domino (radians, in domino order; DominoTiltWatch records it): knocked_over counts from it, else from
+// the final tilts.
+DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report,
+                           std::span<const double> max_forward_tilts = {});
+
+// Records each domino's largest forward tilt (from the vertical towards the next domino; leaning back against
+// the previous one does not count) while a domino scene runs: call observe after every step
+// (RunOptions::after_step).
+class DominoTiltWatch {
+  public:
+    explicit DominoTiltWatch(const SceneDesc& scene);
+    void observe(const SceneWorld& world);
+    std::span<const double> max_forward_tilts() const { return max_forward_tilts_; }
+
+  private:
+    std::vector<std::size_t> dominoes_;  // scene indices of domino_1 .. domino_N
+    Vec3 forward_;                       // horizontal, from domino_1 towards domino_2
+    std::vector<double> max_forward_tilts_;
+};
 
 // The scene has the bodies domino_timing reads: "striker", "domino_1", "domino_2", ... Checked before a run,
 // so that a scene that is no domino chain fails at once instead of after its whole run.
