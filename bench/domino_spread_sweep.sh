@@ -19,9 +19,10 @@ for variant in friction thesis; do
             sets=(--set "/dt=$dt" --set "/solver/mode=\"$mode\"")
             for k in 0 1 2; do sets+=(--set "/pairs/$k/restitution=$e"); done
             out=$("$here/domino_spread.sh" "$simpulse" "$scenes/d${d}_$variant.json" "$n" "${sets[@]}")
-            runs=$(grep -c "knocked over" <<<"$out" || true)
-            never=$(grep "knocked over" <<<"$out" | grep -vc " 27 of 27 knocked over" || true)
-            standing=$(grep "knocked over" <<<"$out" | grep -vc " 27 of 27 toppled" || true)
+            per_run=$(grep "^k = " <<<"$out" || true)
+            runs=$(grep -c . <<<"$per_run" || true)
+            never=$(grep -vc " 27 of 27 knocked over" <<<"$per_run" || true)
+            standing=$(grep -vc " 27 of 27 toppled" <<<"$per_run" || true)
             echo "$variant D = $d cm e = $e: of $runs runs $never left a domino that was never knocked over," \
                 "$standing one standing at the end; $(tail -1 <<<"$out")"
         done

@@ -52,23 +52,6 @@ double tipping_angle(const SceneBody& body) {
     return std::atan(std::min(h.x(), h.y()) / h.z());
 }
 
-// Unit horizontal direction from domino_1 towards domino_2: the way the chain falls.
-Vec3 chain_direction(const SceneDesc& scene, const std::vector<std::size_t>& dominoes) {
-    if (dominoes.size() < 2) return Vec3::UnitX();
-    Vec3 d = scene.bodies[dominoes[1]].desc.pose.position - scene.bodies[dominoes[0]].desc.pose.position;
-    d.z() = 0;
-    return d.norm() > 0 ? Vec3(d.normalized()) : Vec3::UnitX();
-}
-
-// Tilt of the body's z axis from the vertical towards `forward` (negative when it leans back); 0 if the body
-// is gone.
-double forward_tilt(const SceneWorld& world, std::size_t body, const Vec3& forward) {
-    const auto state = world.world.state(world.bodies[body]);
-    if (!state) return 0;
-    const Vec3 up = state.value().pose.orientation * Vec3::UnitZ();
-    return std::atan2(up.dot(forward), up.z());
-}
-
 std::string format_time(const std::optional<double>& t) {
     if (!t) return "-";
     char text[32];
@@ -79,14 +62,13 @@ std::string format_time(const std::optional<double>& t) {
 }  // namespace
 
 DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report,
-                           std::span<const double> max_forward_tilts) {
+                           std::span<const double> max_tilts) {
     DominoTiming t;
     t.steps = report.steps;
     t.wall_seconds = report.wall_seconds;
     t.ok = report.ok;
     t.error = report.error;
     const std::vector<std::size_t> dominoes = domino_bodies(scene);
-    const Vec3 forward = chain_direction(scene, dominoes);
     t.dominoes = static_cast<int>(dominoes.size());
     const auto striker = body_index(scene, "striker");
     if (const Status domino_scene = check_domino_scene(scene); !domino_scene) {
@@ -104,21 +86,18 @@ DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, cons
         const double tipping = tipping_angle(scene.bodies[dominoes[k]]);
         if (tilt > std::numbers::pi / 4) ++t.fallen;
         if (tilt > tipping) ++t.toppled;
-        const double now = forward_tilt(world, dominoes[k], forward);
-        const double max_forward = std::max(now, k < max_forward_tilts.size() ? max_forward_tilts[k] : now);
-        if (tilt > tipping || max_forward > tipping) ++t.knocked_over;
+        const double max_tilt = k < max_tilts.size() ? std::max(max_tilts[k], tilt) : tilt;
+        if (tilt > tipping || max_tilt > std::numbers::pi / 4) ++t.knocked_over;
     }
     return t;
 }
 
 DominoTiltWatch::DominoTiltWatch(const SceneDesc& scene)
-    : dominoes_(domino_bodies(scene)),
-      forward_(chain_direction(scene, dominoes_)),
-      max_forward_tilts_(dominoes_.size(), 0.0) {}
+    : dominoes_(domino_bodies(scene)), max_tilts_(dominoes_.size(), 0.0) {}
 
 void DominoTiltWatch::observe(const SceneWorld& world) {
     for (std::size_t k = 0; k < dominoes_.size(); ++k)
-        max_forward_tilts_[k] = std::max(max_forward_tilts_[k], forward_tilt(world, dominoes_[k], forward_));
+        max_tilts_[k] = std::max(max_tilts_[k], tilt_from_vertical(world, dominoes_[k]));
 }
 
 Status check_domino_scene(const SceneDesc& scene) {
@@ -138,7 +117,7 @@ Result<DominoTiming> run_domino(const std::string& scene_path, std::span<const s
     RunOptions options;
     options.after_step = [&watch](const SceneWorld& w, std::uint64_t, std::uint64_t) { watch.observe(w); };
     const RunReport report = run_scene(scene.value(), world.value(), options);
-    return domino_timing(scene.value(), world.value(), report, watch.max_forward_tilts());
+    return domino_timing(scene.value(), world.value(), report, watch.max_tilts());
 }
 
 const DominoReference* domino_reference(double pitch) {

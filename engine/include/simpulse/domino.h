@@ -24,11 +24,11 @@ struct DominoTiming {
     // acos(thickness / D) = 45.6 degrees, so the 45-degree count is ill-posed there.
     int fallen = 0;
     int toppled = 0;
-    // Dominoes knocked over: tilted forward (towards the next) past their tipping angle at some step of the
-    // run, or toppled at the end (either way: on a frictionless table a domino can be pushed off its feet and
-    // fall backwards). It counts a domino knocked flat that bounced off the table back onto its end (possible
-    // at e = 1), not one that only leaned back against its predecessor. "All fell" means all knocked over.
-    // Without per-step tilts (see domino_timing) it counts the final tilts only.
+    // Dominoes knocked over: tilted more than 45 degrees at some step of the run, or beyond their tipping
+    // angle at the end (either way: on a frictionless table a domino can be pushed off its feet and fall
+    // backwards). It counts a domino knocked flat that bounced off the table back onto its end (possible at
+    // e = 1), not one that leaned on a neighbour past its tipping angle and was pushed back upright. "All
+    // fell" means all knocked over. Without per-step tilts (see domino_timing) it counts the final tilts.
     int knocked_over = 0;
     double pitch = 0;  // D, distance between the backs of neighbouring dominoes, m
     std::uint64_t steps = 0;
@@ -38,25 +38,22 @@ struct DominoTiming {
 };
 
 // Reads the timings of a finished run of a domino scene: bodies "striker" and "domino_1".."domino_N".
-// max_forward_tilts, if given, holds each domino's largest tilt over the run from the vertical towards the
-// next domino (radians, in domino order; DominoTiltWatch records it): knocked_over counts from it, else from
-// the final tilts.
+// max_tilts, if given, holds each domino's largest tilt from vertical over the run (radians, in domino order;
+// DominoTiltWatch records it): knocked_over counts from it, else from the final tilts.
 DominoTiming domino_timing(const SceneDesc& scene, const SceneWorld& world, const RunReport& report,
-                           std::span<const double> max_forward_tilts = {});
+                           std::span<const double> max_tilts = {});
 
-// Records each domino's largest forward tilt (from the vertical towards the next domino; leaning back against
-// the previous one does not count) while a domino scene runs: call observe after every step
+// Records each domino's largest tilt from vertical while a domino scene runs: call observe after every step
 // (RunOptions::after_step).
 class DominoTiltWatch {
   public:
     explicit DominoTiltWatch(const SceneDesc& scene);
     void observe(const SceneWorld& world);
-    std::span<const double> max_forward_tilts() const { return max_forward_tilts_; }
+    std::span<const double> max_tilts() const { return max_tilts_; }
 
   private:
     std::vector<std::size_t> dominoes_;  // scene indices of domino_1 .. domino_N
-    Vec3 forward_;                       // horizontal, from domino_1 towards domino_2
-    std::vector<double> max_forward_tilts_;
+    std::vector<double> max_tilts_;
 };
 
 // The scene has the bodies domino_timing reads: "striker", "domino_1", "domino_2", ... Checked before a run,
