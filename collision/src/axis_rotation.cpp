@@ -98,13 +98,18 @@ int core_feature_candidates(const ContactFeature& a, const ContactFeature& b, co
     return out.count - first;
 }
 
+bool manifold_from_candidates(const ContactCandidates& candidates, const Vec3& normal, Manifold& out) {
+    if (candidates.count == 0) return false;
+    reduce_contacts(candidates.view(), normal, out);
+    out.sub_a = out.sub_b = 0;
+    return out.count > 0;
+}
+
 bool core_feature_manifold(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
                            double rb, double margin, std::uint32_t key, Manifold& out) {
     ContactCandidates c;
-    if (core_feature_candidates(a, b, normal, ra, rb, margin, key, c) == 0) return false;
-    reduce_contacts(c.view(), normal, out);
-    out.sub_a = out.sub_b = 0;
-    return out.count > 0;
+    core_feature_candidates(a, b, normal, ra, rb, margin, key, c);
+    return manifold_from_candidates(c, normal, out);
 }
 
 bool axis_rotation_manifold(const ConvexSupport& a, const ConvexSupport& b, const Vec3& normal, double margin,

@@ -4,7 +4,6 @@
 // (core_feature_candidates, reduce_contacts): only the round shape's feature differs.
 #include <simpulse/collision/axis_rotation.h>
 #include <simpulse/collision/epa.h>
-#include <simpulse/collision/manifold_reduction.h>
 #include <simpulse/collision/supporting_face.h>
 
 #include <algorithm>
@@ -129,11 +128,8 @@ int collide_round_polyhedron(const Shape& a, const Pose& pose_a, const Shape& b,
         double deepest = -std::numeric_limits<double>::infinity();
         for (const ContactPoint& p : c.view()) deepest = std::max(deepest, p.depth);
         const double size = round.dims.x() + round.dims.y();
-        if (c.count > 0 && deepest >= -d.distance - kDeepestRatio * size) {
-            reduce_contacts(c.view(), d.normal, out);
-            out.sub_a = out.sub_b = 0;
-            return out.count > 0 ? 1 : 0;
-        }
+        if (c.count > 0 && deepest >= -d.distance - kDeepestRatio * size)
+            return manifold_from_candidates(c, d.normal, out) ? 1 : 0;
     }
     return axis_rotation_manifold(sa, sb, d.normal, settings.margin, out) ? 1 : 0;
 }

@@ -39,7 +39,10 @@ bool axis_rotation_manifold(const ConvexSupport& a, const ConvexSupport& b, cons
 // pairs.
 int core_feature_candidates(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
                             double rb, double margin, std::uint32_t key, ContactCandidates& out);
-// The same, reduced to four points (manifold_reduction.h).
+// Reduces candidate points to a manifold of at most four (manifold_reduction.h) on the whole shapes
+// (sub-shape 0); false when there are none.
+bool manifold_from_candidates(const ContactCandidates& candidates, const Vec3& normal, Manifold& out);
+// core_feature_candidates followed by manifold_from_candidates.
 bool core_feature_manifold(const ContactFeature& a, const ContactFeature& b, const Vec3& normal, double ra,
                            double rb, double margin, std::uint32_t key, Manifold& out);
 
