@@ -240,7 +240,10 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
         const Vec3 pb = j.body_b == kFixedFrame
                             ? j.local_anchor_b
                             : bodies[j.body_b].position + bodies[j.body_b].orientation * j.local_anchor_b;
-        const Vec3 drift = pb - pa;
+        Vec3 drift = pb - pa;
+        // The thesis' target turns any drift into a velocity within one step and leaves the body the energy:
+        // a drift beyond max_correction is corrected by that much per step.
+        if (!exact && drift.norm() > settings.max_correction) drift *= settings.max_correction / drift.norm();
         joint_levers[k] = {j.body_a, j.body_b,
                            is_movable(j.body_a) ? Vec3(pa - bodies[j.body_a].position) : Vec3::Zero(),
                            is_movable(j.body_b) ? Vec3(pb - bodies[j.body_b].position) : Vec3::Zero()};

@@ -256,6 +256,38 @@ TEST_P(BothModes, BallJointPendulumPeriod) {
 // 60 Hz), and does not accumulate (measured: 0.24 J at 60 Hz, 0.057 J at 240 Hz). A joint that only keeps
 // J v = 0 at the start of each step loses (w dt)^2 of the kinetic energy per step: 6.9 J within 20 s at 60
 // Hz, 3.5 J at 240 Hz (before the joint rows got the curvature of the anchors' arcs as their target).
+// The thesis mode writes a ball joint as "the anchors coincide at the end of the step" (eq. 21-22): a drift d
+// becomes a velocity d / dt. A body moved 0.5 m off its joint to the world (no gravity, dt 1/60) would be
+// thrown back at 30 m/s and keep the 7.5 J that gave it; the drift corrected per step is capped at
+// max_correction (2 cm, as the exact mode's position projection), so the body returns at 1.2 m/s, 2 cm per
+// step, and stops when the drift is gone. Without the cap a jointed random scene's energy grew from 4.1 kJ to
+// 1.9e73 J (bench/stress_findings/unreduced_s128.json).
+TEST(ContactDynamics, ThesisModeCorrectsALargeJointDriftAtMostMaxCorrectionPerStep) {
+    WorldSettings s = settings_for(SolverMode::thesis);
+    s.gravity = Vec3::Zero();
+    DynamicsWorld w(s);
+    BodyDesc d;
+    d.shape = make_sphere(0.1);
+    d.mass = 1;
+    const BodyId ball = w.create_body(d);
+    BallJointDesc j;
+    j.body_a = ball;
+    j.anchor = Vec3::Zero();
+    w.add_ball_joint(j);
+    const double offset = 0.5, dt = 1.0 / 60, cap = s.solver.max_correction;
+    w.set_pose(ball, Pose{Vec3(offset, 0, 0), Quat::Identity()});
+    const int steps = static_cast<int>(std::ceil(offset / cap));  // 25
+    for (int k = 1; k <= steps + 1; ++k) {
+        ASSERT_TRUE(w.step(dt).ok);
+        const double expected_x = std::max(offset - k * cap, 0.0);
+        const double expected_speed = k <= steps ? (std::min(offset - (k - 1) * cap, cap)) / dt : 0.0;
+        EXPECT_NEAR(w.body(ball).com_position.x(), expected_x, 1e-9) << "step " << k;
+        EXPECT_NEAR(w.body(ball).velocity.norm(), expected_speed, 1e-6)
+            << "step " << k << ": speed " << w.body(ball).velocity.norm() << " m/s";
+    }
+    EXPECT_LT(w.body(ball).angular_velocity.norm(), 1e-9);
+}
+
 TEST(ContactDynamics, PendulumKeepsItsEnergy) {
     const double length = 1.0, mass = 1.0, r = 0.05;
     for (const double dt : {1.0 / 60, 1.0 / 240}) {

@@ -40,7 +40,9 @@ struct SolverSettings {
     // remaining penetration removed per step (1 = all at once); joints are always projected to convergence.
     double penetration_slop = 0.0005;
     double penetration_correction = 0.8;
-    double max_correction = 0.02;   // largest position correction per contact per step, m
+    // Largest position correction per contact per step, m; in mode thesis the largest joint drift a joint
+    // row's target corrects per step.
+    double max_correction = 0.02;
     double joint_tolerance = 1e-9;  // m
     // A cap, not a count: most steps converge in a few. 20 left one step of the S4 chain (1:1000, 1/60 s) at
     // 2.8e-5 m once split substeps restagger their velocities (bench_scenes --scenes s4); 40 converges there.
