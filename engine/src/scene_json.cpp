@@ -10,6 +10,19 @@
 namespace simpulse::scene_detail {
 namespace {
 
+// Bounded so that the recursive readers (nested compounds) and writers cannot exhaust the stack: for the text
+// and for the document the "--set" overrides build from it.
+constexpr std::size_t kMaxDepth = 100;
+
+// Levels of containers in a value (a scalar 0, an empty array 1). Recursive: the values measured were parsed
+// with the kMaxDepth limit.
+std::size_t nesting_depth(const Json& value) {
+    if (!value.is_structured()) return 0;
+    std::size_t deepest = 0;
+    for (const Json& child : value) deepest = std::max(deepest, nesting_depth(child));
+    return 1 + deepest;
+}
+
 // "line L, column C" of a byte offset (1-based line; column = bytes of the line up to and including the
 // offending one), as nlohmann/json counts them in its syntax errors.
 std::string text_location(std::string_view text, std::size_t offset) {
@@ -112,7 +125,6 @@ class CheckingSax {
         return true;
     }
     bool open(bool is_array) {
-        // Bounded so that the recursive readers (nested compounds) and writers cannot exhaust the stack.
         if (frames_.size() >= kMaxDepth) {
             error_ = InputError{current_pointer(),
                                 "nested deeper than " + std::to_string(kMaxDepth) + " levels", true};
@@ -129,7 +141,6 @@ class CheckingSax {
         return scalar();
     }
 
-    static constexpr std::size_t kMaxDepth = 100;
     std::string_view text_;
     std::vector<Frame> frames_;
     std::optional<InputError> error_;
@@ -262,6 +273,11 @@ void apply_override(Json& document, std::string_view argument) {
         parent = next;
         parent_pointer = next_pointer;
     }
+    // The value sits inside one container per token.
+    if (tokens.size() + nesting_depth(value) > kMaxDepth)
+        throw InputError{pointer,
+                         "cannot --set: the value at this pointer would nest the document deeper than " +
+                             std::to_string(kMaxDepth) + " levels"};
     const std::string& last = tokens.back();
     const std::string shown_parent = parent_pointer.empty() ? "the document" : parent_pointer;
     if (parent->is_object()) {

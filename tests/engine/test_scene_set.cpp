@@ -112,6 +112,30 @@ TEST(SceneSet, MalformedArguments) {
               "scene.json: /solver: cannot --set: in the value, /mode: duplicate key in one object");
 }
 
+// Each override's value is parsed with the 100-level nesting limit of scene files, and so is the document the
+// overrides build: chained overrides that each put a deep value inside the previous one's innermost array
+// would otherwise nest a scene without bound (nested compounds reach the recursive shape reader, which
+// overflowed the stack at ~60,000 levels).
+TEST(SceneSet, OverridesCannotNestTheDocumentDeeperThanScenesMayBe) {
+    auto nested = [](int levels) { return std::string(levels, '[') + std::string(levels, ']'); };
+    // A document within the limit reaches the scene reader, which wants a string there.
+    auto reaches_the_reader = [](const std::string& error) {
+        return error.starts_with("scene.json: /description: expected a string");
+    };
+    // "/description" is inside the document: 1 + 99 levels of arrays make 100, the limit.
+    EXPECT_PRED1(reaches_the_reader, scene_error(kScene, {"/description=" + nested(99)}));
+    std::vector<std::string> chain{"/description=" + nested(60)};
+    std::string pointer = "/description";
+    for (int i = 0; i < 59; ++i) pointer += "/0";   // the innermost array, 60 levels down
+    chain.push_back(pointer + "/0=" + nested(40));  // would end 101 levels deep
+    EXPECT_EQ(
+        scene_error(kScene, chain),
+        "scene.json: " + pointer +
+            "/0: cannot --set: the value at this pointer would nest the document deeper than 100 levels");
+    chain.back() = pointer + "/0=" + nested(39);  // 100 levels: accepted
+    EXPECT_PRED1(reaches_the_reader, scene_error(kScene, chain));
+}
+
 TEST(SceneSetCli, OverridesChangeTheRun) {
     const auto dir = test_dir();
     write_file(dir / "s.json", R"({"name": "set", "gravity": [0, 0, 0], "dt": 0.1, "duration": 1,
