@@ -200,8 +200,13 @@ void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
     b.orientation = placed.orientation;
     b.com_position = placed.transform_point(b.local_center_of_mass);
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
+    const Aabb old_bounds = b.bounds;
     b.bounds = bounds;
     broad_phase_.move(b.proxy, b.bounds, Vec3::Zero());
+    if (b.is_static) {
+        wake_around_static(id.index, old_bounds);  // what it held
+        wake_around_static(id.index, bounds);      // what it now reaches
+    }
     wake(id);
 }
 
@@ -292,6 +297,9 @@ SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
 
 void DynamicsWorld::remove_spring(SpringId id) {
     require(is_valid(id), "invalid spring id");
+    const Spring& s = springs_[id.index];
+    for (const std::uint32_t end : {s.body_a, s.body_b})  // what the spring held moves again
+        if (end != kInvalidIndex) wake_island(end);
     springs_[id.index].alive = false;
     free_springs_.push_back(id.index);
 }
@@ -330,6 +338,8 @@ JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
 void DynamicsWorld::remove_joint(JointId id) {
     require(is_valid(id), "invalid joint id");
     BallJoint& j = joints_[id.index];
+    for (const std::uint32_t end : {j.body_a, j.body_b})  // what the joint held moves again
+        if (end != kInvalidIndex) wake_island(end);
     if (j.body_b != kInvalidIndex && !j.collide_connected) {
         const auto it =
             std::lower_bound(no_collide_pairs_.begin(), no_collide_pairs_.end(), ordered(j.body_a, j.body_b));
@@ -594,7 +604,15 @@ StepStatus DynamicsWorld::step(double dt) {
         ++last_substeps_;
     }
     ++step_count_;
-    time_ = static_cast<double>(step_count_) * dt;
+    // Steps of one length are counted, not summed, so a fixed-dt run's times carry no rounding drift; a new
+    // length starts a new run of steps from the time reached.
+    if (dt != time_step_) {
+        time_at_step_change_ = time_;
+        steps_since_step_change_ = 0;
+        time_step_ = dt;
+    }
+    ++steps_since_step_change_;
+    time_ = time_at_step_change_ + static_cast<double>(steps_since_step_change_) * dt;
     for (ContactEvent& e : events_) e.time = time_;
     update_sleep(dt);
     if (const std::uint32_t bad = first_non_finite_body(); bad != kInvalidIndex) {
@@ -608,6 +626,20 @@ StepStatus DynamicsWorld::step(double dt) {
 void DynamicsWorld::wake(BodyId id) {
     require(is_valid(id), "invalid body id");
     wake_island(id.index);
+}
+
+void DynamicsWorld::wake_all() {
+    for (Body& b : bodies_)
+        if (b.alive && !b.is_static) b.asleep = false, b.sleep_time = 0;
+}
+
+void DynamicsWorld::wake_around_static(std::uint32_t slot, const Aabb& bounds) {
+    for (const TouchingPair& p : touching_) {
+        if (p.a.index == slot) wake_island(p.b.index);
+        if (p.b.index == slot) wake_island(p.a.index);
+    }
+    for (std::uint32_t i = 0; i < bodies_.size(); ++i)
+        if (bodies_[i].alive && bodies_[i].asleep && bodies_[i].bounds.overlaps(bounds)) wake_island(i);
 }
 
 void DynamicsWorld::wake_island(std::uint32_t slot) {

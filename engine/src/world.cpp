@@ -56,6 +56,7 @@ const WorldSettings& World::settings() const {
 Status World::set_settings(const WorldSettings& settings) {
     if (Status s = validate(settings); !s) return s;
     world_->settings() = settings;
+    world_->wake_all();  // a new gravity, or sleeping turned off, concerns the sleepers too
     return {};
 }
 
@@ -72,6 +73,7 @@ Status World::set_material(MaterialId id, const Material& m) {
     if (!(m.restitution >= 0 && m.restitution <= 1)) return Error{"material restitution must be in [0, 1]"};
     if (!(m.density > 0) || !std::isfinite(m.density)) return Error{"material density must be > 0"};
     world_->materials().set(id, m);
+    world_->wake_all();  // less friction may set a resting body sliding
     return {};
 }
 
@@ -81,6 +83,7 @@ Status World::set_material_pair(MaterialId a, MaterialId b, double friction, dou
     if (!(friction >= 0) || !std::isfinite(friction)) return Error{"pair friction must be >= 0"};
     if (!(restitution >= 0 && restitution <= 1)) return Error{"pair restitution must be in [0, 1]"};
     world_->materials().set_pair(a, b, {friction, restitution});
+    world_->wake_all();
     return {};
 }
 

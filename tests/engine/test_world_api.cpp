@@ -65,6 +65,104 @@ TEST(WorldApi, TwoWorldsSideBySideAreIndependentAndBitIdentical) {
     }
 }
 
+// time() is the sum of the steps' lengths (and so are contact event times): it was the step count times the
+// last dt, 3.0 s after 29 steps of 0.01 s and one of 0.1 s, then 0.031 s after one more of 0.001 s. For a
+// fixed dt it stays the step count times dt, bit for bit (no rounding drift from summing).
+TEST(WorldApi, TimeIsTheSumOfTheStepLengthsWhenTheStepVaries) {
+    World world;
+    for (int i = 0; i < 29; ++i) ASSERT_TRUE(world.step(0.01));
+    EXPECT_EQ(world.time(), 29 * 0.01);
+    ASSERT_TRUE(world.step(0.1));
+    const double after_long_step = world.time();
+    EXPECT_NEAR(after_long_step, 0.39, 1e-15);
+    ASSERT_TRUE(world.step(0.001));
+    EXPECT_NEAR(world.time(), 0.391, 1e-15);
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(world.step(0.001));
+    EXPECT_EQ(world.time(), after_long_step + 1001 * 0.001) << "a run of equal steps is counted, not summed";
+}
+
+// A sleeping island is frozen against static bodies and skipped by the solver, so whatever held it must wake
+// it when it goes: a static platform moved away (or into it), the joint or spring it hangs on removed, the
+// body it hangs from destroyed, gravity or a material changed. Each case sleeps first (asserted), then the
+// body must fall freely: z drops by g t^2 / 2 = 1.23 m in 0.5 s (asserted: by more than 1 m). Before, each
+// stayed frozen where it slept.
+TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
+    auto settle = [](World& w, int steps) {
+        for (int i = 0; i < steps; ++i) ASSERT_TRUE(w.step(1.0 / 120));
+    };
+    auto box_desc = [](const Vec3& half, const Vec3& at, bool is_static = false) {
+        BodyDesc d;
+        d.shape = create_box(half).value();
+        d.pose.position = at;
+        d.is_static = is_static;
+        return d;
+    };
+    auto falls = [&](World& w, BodyId id, const char* what) {
+        const double z0 = w.state(id).value().pose.position.z();
+        settle(w, 60);
+        const double drop = z0 - w.state(id).value().pose.position.z();
+        EXPECT_GT(drop, 1.0) << what << ": dropped " << drop << " m in 0.5 s (free fall 1.23 m)";
+    };
+    {  // a static platform moved away from under a sleeping box
+        World w;
+        const BodyId platform = w.create_body(box_desc({1, 1, 0.1}, {0, 0, 0}, true)).value();
+        const BodyId box = w.create_body(box_desc({0.1, 0.1, 0.1}, {0, 0, 0.2})).value();
+        settle(w, 240);
+        ASSERT_TRUE(w.dynamics().is_asleep(box));
+        ASSERT_TRUE(w.set_pose(platform, Pose{Vec3(0, 0, -5), Quat::Identity()}));
+        falls(w, box, "platform moved away");
+    }
+    {  // the joint a sleeping bob hangs on removed
+        World w;
+        BodyDesc b;
+        b.shape = create_sphere(0.1).value();
+        b.pose.position = {0, 0, 1};
+        const BodyId bob = w.create_body(b).value();
+        BallJointDesc j;
+        j.body_a = bob;
+        j.anchor = {0, 0, 2};
+        const JointId joint = w.add_ball_joint(j).value();
+        settle(w, 240);
+        ASSERT_TRUE(w.dynamics().is_asleep(bob));
+        ASSERT_TRUE(w.remove_joint(joint));
+        falls(w, bob, "joint removed");
+    }
+    {  // the body a sleeping bob hangs from destroyed
+        World w;
+        w.create_body(box_desc({0.5, 0.5, 0.05}, {0, 0, 2}, true));
+        BodyDesc h = box_desc({0.6, 0.1, 0.05}, {0.45, 0, 2.1});
+        h.mass = 50;
+        const BodyId holder = w.create_body(h).value();
+        BodyDesc b;
+        b.shape = create_sphere(0.05).value();
+        b.pose.position = {0.95, 0, 1.5};
+        b.mass = 0.1;
+        const BodyId bob = w.create_body(b).value();
+        BallJointDesc j;
+        j.body_a = bob;
+        j.body_b = holder;
+        j.anchor = {0.95, 0, 2.05};
+        ASSERT_TRUE(w.add_ball_joint(j));
+        settle(w, 360);
+        ASSERT_TRUE(w.dynamics().is_asleep(bob));
+        ASSERT_TRUE(w.destroy_body(holder));
+        falls(w, bob, "holder destroyed");
+    }
+    {  // gravity turned upside down: the box must leave the ground (rise by g t^2 / 2)
+        World w;
+        w.create_body(box_desc({1, 1, 0.1}, {0, 0, 0}, true));
+        const BodyId box = w.create_body(box_desc({0.1, 0.1, 0.1}, {0, 0, 0.2})).value();
+        settle(w, 240);
+        ASSERT_TRUE(w.dynamics().is_asleep(box));
+        WorldSettings s = w.settings();
+        s.gravity = Vec3(0, 0, 9.81);
+        ASSERT_TRUE(w.set_settings(s));
+        const double z0 = w.state(box).value().pose.position.z();
+        settle(w, 60);
+        EXPECT_GT(w.state(box).value().pose.position.z() - z0, 1.0) << "gravity reversed";
+    }
+}
+
 TEST(WorldApi, BadInputGivesErrorValues) {
     World w;
     const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -141,6 +141,7 @@ class DynamicsWorld {
     const Body& body(BodyId id) const;  // precondition: is_valid(id)
     bool is_asleep(BodyId id) const { return body(id).asleep; }
     void wake(BodyId id);  // wakes the body and every body that fell asleep with it
+    void wake_all();       // after a change that may move any sleeper: gravity, sleeping allowed, materials
     std::span<const Body> body_slots() const { return bodies_; }  // includes dead slots (alive == false)
     std::size_t body_count() const { return body_count_; }
 
@@ -191,6 +192,10 @@ class DynamicsWorld {
     std::uint32_t first_non_finite_body() const;
     double fastest_joint_rotation_rate() const;
     void wake_island(std::uint32_t slot);
+    // Wakes what a static body holds or reaches: the partners of its touching pairs and the bodies whose
+    // boxes overlap `bounds`. Sleeping islands are frozen against static bodies, so moving one must wake
+    // them.
+    void wake_around_static(std::uint32_t slot, const Aabb& bounds);
     void update_sleep(double dt);
     bool frozen(std::uint32_t slot) const { return bodies_[slot].is_static || bodies_[slot].asleep; }
     void collision_stage(double dt);
@@ -236,8 +241,11 @@ class DynamicsWorld {
     std::vector<char> island_restless_;
     std::vector<std::uint32_t> wake_next_step_;  // sleepers a resting body touched (collision_stage)
 
-    double time_ = 0;
+    double time_ = 0;  // sum of the steps' lengths
     std::uint64_t step_count_ = 0;
+    double time_step_ = 0;            // length of the last step
+    double time_at_step_change_ = 0;  // time when the step length last changed
+    std::uint64_t steps_since_step_change_ = 0;
     int last_substeps_ = 1;
     double last_joint_drift_ = 0;
     double last_step_length_ = 0;  // of the last accepted substep (restagger_velocities); 0 before the first
