@@ -530,9 +530,7 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
     sync_solver_bodies(false);
     // A jointed body would turn too far for the position projection's linearisation, or an impact was
     // resolved across too wide a gap: retry with a shorter step.
-    const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap
-                                : joint_rows_.empty()        ? 0.0
-                                                             : kJointedImpactGap;
+    const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap : kDefaultImpactGap;
     const bool impact_too_early = impact_limit > 0 && solver_.stats().impact_gap > impact_limit;
     if (may_reject &&
         (impact_too_early || fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation)) {
@@ -574,15 +572,12 @@ StepStatus DynamicsWorld::step(double dt) {
     events_.clear();
     events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
     pending_events_.clear();
-    // Forces applied by the user act over the whole step: keep them for every substep. A step is one substep
-    // unless a substep may be rejected: with joints, substeps halve until no jointed body turns by more than
-    // max_joint_rotation; with max_impact_gap, until no impact is resolved across a wider gap.
+    // Forces applied by the user act over the whole step: keep them for every substep. A substep is rejected
+    // and halved while a jointed body turns by more than max_joint_rotation in it, or an impact was resolved
+    // across a gap wider than max_impact_gap, down to dt / max_substeps.
     forces_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i) forces_[i] = {bodies_[i].force, bodies_[i].torque};
-    const bool has_joints =
-        std::any_of(joints_.begin(), joints_.end(), [](const BallJoint& j) { return j.alive; });
     const double shortest = dt / std::max(1, settings_.max_substeps);
-    const bool may_split = has_joints || settings_.max_impact_gap > 0;
     last_substeps_ = 0;
     last_joint_drift_ = 0;
     double remaining = dt, h = dt;
@@ -593,7 +588,7 @@ StepStatus DynamicsWorld::step(double dt) {
             bodies_[i].force = forces_[i].first;
             bodies_[i].torque = forces_[i].second;
         }
-        const SubstepResult result = substep(h, may_split && h > shortest * (1 + 1e-9));
+        const SubstepResult result = substep(h, h > shortest * (1 + 1e-9));
         if (result == SubstepResult::non_finite) break;
         if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);
