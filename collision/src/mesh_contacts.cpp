@@ -188,6 +188,18 @@ class PlaneGroups {
             g = &groups_[static_cast<std::size_t>(count_++)];
             g->normal = normal;
             g->points.clear();
+            g->direct_count = 0;
+        }
+        // Shadowing is settled as the points come in, not only at the flush: the compaction of a full group
+        // keeps the hull of its points, and the direct copy of a lone vertex lies inside the ring of its
+        // clamped copies (a sphere over the hub of a fan of thin triangles gets one clamped copy per triangle
+        // within the margin), so it was compacted away and the clamped copies, up to the margin beside the
+        // shape at depth 0, became the contacts.
+        if (source.vertex && source.clamped && holds_direct(*g, source.shape_point)) return;
+        if (source.vertex && !source.clamped && c.count > 0 && !holds_direct(*g, source.shape_point)) {
+            if (g->direct_count < kDirect)
+                g->direct[static_cast<std::size_t>(g->direct_count++)] = source.shape_point;
+            drop_shadowed(*g);
         }
         for (const ContactPoint& p : c.view()) {
             if (g->points.count == kCapacity) compact(*g);
@@ -203,11 +215,23 @@ class PlaneGroups {
   private:
     static constexpr int kGroups = 8;
     static constexpr int kCapacity = 64;
+    // Lone vertices of the shape seen directly over a triangle of the group. Within one plane every triangle
+    // sees the same feature of the shape along the same normal, so one is the rule; beyond four the flush
+    // still drops the clamped copies of the direct points that are left.
+    static constexpr int kDirect = 4;
     struct Group {
         Vec3 normal = Vec3::UnitZ();
         ContactPointBuffer<kCapacity> points;
         std::array<TriangleSource, kCapacity> source;  // of each point; written with it
+        std::array<Vec3, kDirect> direct;
+        int direct_count = 0;
     };
+
+    static bool holds_direct(const Group& g, const Vec3& shape_point) {
+        for (int k = 0; k < g.direct_count; ++k)
+            if (g.direct[static_cast<std::size_t>(k)] == shape_point) return true;
+        return false;
+    }
 
     // Keeps the points whose `keep` flag is set, in order, with their triangles.
     static void keep_only(Group& g, const std::array<int, kCapacity>& order, int n) {
@@ -232,13 +256,15 @@ class PlaneGroups {
     }
 
     // A clamped vertex whose plane also holds the same vertex unclamped lies beside a coplanar triangle that
-    // contains it: that triangle's point is the contact, the clamped copy only a laterally shifted duplicate.
+    // contains it: that triangle's point is the contact, the clamped copy only a laterally shifted duplicate
+    // (at the triangle's nearest point, up to the margin beside the shape, where a rolling body's own spin
+    // makes it look approaching or separating at |w| times that offset).
     static void drop_shadowed(Group& g) {
         std::array<int, kCapacity> order;
         int n = 0;
         for (int i = 0; i < g.points.count; ++i) {
             const TriangleSource& si = g.source[static_cast<std::size_t>(i)];
-            bool shadowed = false;
+            bool shadowed = si.clamped && holds_direct(g, si.shape_point);
             for (int j = 0; j < g.points.count && si.clamped && !shadowed; ++j) {
                 const TriangleSource& sj = g.source[static_cast<std::size_t>(j)];
                 shadowed = sj.vertex && !sj.clamped && sj.shape_point == si.shape_point;
@@ -265,6 +291,8 @@ class PlaneGroups {
 
     // Keeps the deepest point and the convex hull of the points (monotone chain in the plane).
     static void compact(Group& g) {
+        drop_shadowed(g);
+        if (g.points.count < kCapacity) return;
         Vec3 u, v;
         orthonormal_basis(g.normal, u, v);
         const int n = g.points.count;

@@ -1,6 +1,7 @@
 // Tests of convex shapes against triangle meshes and height fields (mesh_contacts.h): no ghost normals on a
 // flat triangulated floor (the quality bar: a box dragged and a cylinder rolled across a 20 x 20 floor,
-// including positions exactly on edges and vertices), real normals at convex and concave creases against
+// including positions exactly on edges and vertices, and a sphere near the hub of a fan of thin triangles
+// touching only straight below its centre), real normals at convex and concave creases against
 // closed forms, one-sidedness (and its limit: sunk shapes, thin closed meshes), and the height field against
 // the same surface built as a triangle mesh by make_triangle_mesh (an independent triangulation and edge
 // classification).
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -146,6 +148,60 @@ TEST(MeshFloor, SpheresAndCapsulesOnVerticesAndEdges) {
             worst = std::max(worst, (out[0].normal - Vec3::UnitZ()).norm());
         }
     EXPECT_LE(worst, kGhost) << "largest deviation " << worst;
+}
+
+// Flat fan of n thin triangles around a hub at the origin, radius 8 m, all at z = 0
+// (stress2_findings/sphere_fan_mesh_ghost_bounce.json).
+ShapePtr fan_mesh(int n) {
+    std::vector<Vec3> v{Vec3::Zero()};
+    for (int k = 0; k < n; ++k) {
+        const double phi = 2 * std::numbers::pi * k / n;
+        v.emplace_back(8 * std::cos(phi), 8 * std::sin(phi), 0);
+    }
+    std::vector<std::array<std::uint32_t, 3>> t;
+    for (int k = 0; k < n; ++k)
+        t.push_back({0, static_cast<std::uint32_t>(1 + k), static_cast<std::uint32_t>(1 + (k + 1) % n)});
+    return make_triangle_mesh(std::move(v), std::move(t));
+}
+
+// A sphere near the hub of a fan has dozens of thin triangles within a rolling body's speculative margin
+// (0.102 m: 2 mm + dt (|v| + |w| r) at 6 m/s, dt = 1/120, r = 0.1). It touches the flat fan in one point,
+// straight below its centre, with the face normal. Each triangle beside the centre measures the centre
+// against its own nearest point (a clamped copy, at depth 0 up to 0.1 m beside the sphere); those copies
+// filled the plane group, whose compaction kept their ring and dropped the direct point inside it, so the
+// copies became the contacts and a rolling sphere's spin made them look approaching at up to |w| 0.1 = 6 m/s
+// (the sphere was thrown to z 0.405).
+TEST(MeshFloor, SphereNearTheHubOfAThinFanTouchesOnlyBelowItsCentre) {
+    const ShapePtr sphere = make_sphere(0.1);
+    double worst_normal = 0, worst_offset = 0, worst_depth = 0;
+    int cases = 0;
+    for (const int n : {180, 720}) {
+        const ShapePtr fan = fan_mesh(n);
+        for (const double rho : {0.0, 0.01, 0.05, 0.1, 0.2, 0.23, 0.3})
+            for (int k = 0; k < 24; ++k)
+                for (const double margin : {0.01, 0.102, 0.2}) {
+                    const double phi = 0.1 + 2 * std::numbers::pi * k / 24;
+                    const Vec3 c(rho * std::cos(phi), rho * std::sin(phi), 0.1 - 1e-3);
+                    const auto out = run(fan, Pose{}, sphere, Pose{c, Quat::Identity()}, margin);
+                    ASSERT_EQ(out.size(), 1u) << "n " << n << " centre " << c.transpose();
+                    worst_normal = std::max(worst_normal, (out[0].normal - Vec3::UnitZ()).norm());
+                    for (int i = 0; i < out[0].count; ++i) {
+                        const ContactPoint& p = out[0].points[static_cast<std::size_t>(i)];
+                        worst_offset = std::max(worst_offset, (p.position - c).head<2>().norm());
+                        worst_depth = std::max(worst_depth, std::abs(p.depth - 1e-3));
+                    }
+                    ++cases;
+                }
+    }
+    std::printf(
+        "sphere over a fan, %d cases: normal error %.3g, point offset from below the centre %.3g m, "
+        "depth error %.3g m\n",
+        cases, worst_normal, worst_offset, worst_depth);
+    EXPECT_LE(worst_normal, 1e-9) << "largest deviation of the normal from (0, 0, 1): " << worst_normal;
+    EXPECT_LE(worst_offset, 1e-9)
+        << "largest horizontal distance of a contact point from the sphere's centre: " << worst_offset
+        << " m";
+    EXPECT_LE(worst_depth, kExact) << "largest depth error " << worst_depth << " m";
 }
 
 TEST(MeshFloor, RandomSpheresAndTiltedBoxesGetOnePatchWithoutDuplicates) {

@@ -1,6 +1,7 @@
 // Tests of make_triangle_mesh: convex-edge flags on meshes whose dihedral angles are known by construction
 // (a flat grid: all interior edges flat; a cube: its 12 edges convex, face diagonals flat; folds of known
-// angle: ridges convex, valleys concave, below 1e-3 rad flat), unit normals against the analytic plane, the
+// angle: ridges convex, valleys concave, below 1e-3 rad flat; the flat grid also as a triangle soup with
+// unshared vertices), unit normals against the analytic plane, the
 // validation messages, and the mesh BVH against brute force.
 #include <simpulse/collision/bvh.h>
 #include <simpulse/collision/shape.h>
@@ -71,6 +72,45 @@ TEST(TriangleMesh, FlatGridHasOnlyBoundaryEdgesConvex) {
         }
         EXPECT_EQ(convex, 80) << "noise " << noise;  // 4 sides x 20 boundary edges
         EXPECT_EQ(wrong, 0) << "noise " << noise;
+    }
+}
+
+// The same grid as a triangle soup (each triangle lists its own three vertices, as read from STL) pairs its
+// edges by position: the same flags as the indexed grid, also with copies a few rounding errors apart (the
+// weld tolerance is 1e-9 of the largest coordinate, 2e-8 here), while copies 1e-6 apart stay separate (every
+// edge a boundary). The vertex and triangle arrays are kept as given.
+TEST(TriangleMesh, TriangleSoupPairsItsEdgesByPosition) {
+    const auto [v, t] = grid(20, [](double, double) { return 0.0; });
+    const std::vector<std::uint8_t> indexed = mesh_of(make_triangle_mesh(v, t)).convex_edges;
+    for (const double offset : {0.0, 1e-14, 1e-6}) {
+        std::vector<Vec3> soup_v;
+        Triangles soup_t;
+        for (const auto& tri : t) {
+            std::array<std::uint32_t, 3> s;
+            for (std::size_t k = 0; k < 3; ++k) {
+                s[k] = static_cast<std::uint32_t>(soup_v.size());
+                // Copies displaced by a different amount per copy (0 for the first).
+                soup_v.push_back(v[tri[k]] +
+                                 Vec3(1, -1, 0.5) * offset * static_cast<double>(soup_v.size() % 3));
+            }
+            soup_t.push_back(s);
+        }
+        const ShapePtr shape = make_triangle_mesh(soup_v, soup_t);
+        const TriangleMesh& m = mesh_of(shape);
+        EXPECT_EQ(m.vertices, soup_v);
+        EXPECT_EQ(m.triangles, soup_t);
+        int differing = 0, convex = 0;
+        for (std::size_t k = 0; k < t.size(); ++k) {
+            differing += m.convex_edges[k] != indexed[k];
+            convex += std::popcount(m.convex_edges[k]);
+        }
+        if (offset < 1e-9) {
+            EXPECT_EQ(differing, 0) << "offset " << offset << ": triangles whose edge flags differ from the "
+                                    << "indexed grid";
+            EXPECT_EQ(convex, 80) << "offset " << offset;
+        } else {
+            EXPECT_EQ(convex, 3 * 800) << "copies 1e-6 apart are not one vertex: every edge is a boundary";
+        }
     }
 }
 

@@ -168,6 +168,9 @@ ShapePtr make_plane(const Vec3& normal, double offset);  // normal is normalised
 // no volume (fewer than 4 non-coplanar points at the scale of the input).
 ShapePtr make_convex_hull(std::span<const Vec3> points);
 ShapePtr make_compound(std::vector<CompoundChild> children);
+// Edges are paired with their neighbours by vertex position (vertices within 1e-9 of the largest absolute
+// coordinate count as one), so a triangle soup (STL) gets the same internal edges as an indexed mesh; the
+// vertices and triangles are stored as given.
 ShapePtr make_triangle_mesh(std::vector<Vec3> vertices, std::vector<std::array<std::uint32_t, 3>> triangles);
 ShapePtr make_height_field(const Vec2& origin, const Vec2& spacing, int rows, int columns,
                            std::vector<double> heights);
