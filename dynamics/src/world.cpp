@@ -531,7 +531,7 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
     // A jointed body would turn too far for the position projection's linearisation, or an impact was
     // resolved across too wide a gap: retry with a shorter step.
     const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap : kDefaultImpactGap;
-    const bool impact_too_early = impact_limit > 0 && solver_.stats().impact_gap > impact_limit;
+    const bool impact_too_early = solver_.stats().impact_gap > impact_limit;
     if (may_reject &&
         (impact_too_early || fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation)) {
         solver_.discard_last_solve();

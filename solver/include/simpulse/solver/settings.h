@@ -22,7 +22,8 @@ struct SolverSettings {
     // bounce.
     double restitution_threshold = 0.05;
     // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
-    // or sparse LDL^T factorisation); larger islands by the iterative method on the same system.
+    // or sparse LDL^T factorisation); larger islands by the iterative method on the same system, and by the
+    // direct method where its sweeps stall (residual above 100 times iterative_tolerance).
     int direct_max_rows = 96;
     // Islands with more rows than this (and at most direct_max_rows) try the iterative method first and
     // keep its answer if it reaches iterative_tolerance; the direct method takes over where it does not.
