@@ -91,7 +91,7 @@ void Solver::Impl::guard_inelastic_phase(std::span<SolverBody> bodies, bool rest
         }
     phase_1 = detail::solve_blcp_iterative(island_rows, bodies, workspace, settings.max_iterations,
                                            settings.iterative_tolerance);
-    record(phase_1, false);
+    record(phase_1, false, settings);
     if (!inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) remove_island_impulses(bodies);
 }
 

@@ -124,11 +124,41 @@ const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const 
     return it != cache.end() && it->key == key ? &*it : nullptr;
 }
 
-void Solver::Impl::record(const BlcpResult& result, bool direct) {
+void Solver::Impl::record(const BlcpResult& result, bool direct, const SolverSettings& settings) {
     stats.iterations += result.iterations;
     stats.pivots += result.pivots;
     stats.residual = std::max(stats.residual, result.residual);
+    stats.missed_islands += result.residual > settings.tolerance;
     (direct ? stats.direct_islands : stats.iterative_islands) += 1;
+}
+
+BlcpResult Solver::Impl::solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
+                                            const SolverSettings& settings) {
+    const double keep = std::max(settings.iterative_tolerance, settings.tolerance);
+    BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations, keep);
+    if (r.residual <= keep) {
+        record(r, false, settings);
+        return r;
+    }
+    // Long load paths (a tall stack, a heavy body on light ones, a heap) are where Gauss-Seidel sweeps stall:
+    // the answer they leave let a 14-box 1:1000 tower (residual 0.12 m/s) and a 50-box tower (0.0088 m/s)
+    // sink through themselves. The Newton method solves the island from the sweeps' impulses.
+    for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+    detail::NewtonSettings newton_settings;
+    newton_settings.tolerance = settings.tolerance;
+    newton_settings.max_factorizations = settings.newton_max_factorizations;
+    const detail::NewtonResult n = detail::solve_blcp_newton(island, bodies, newton, newton_settings);
+    BlcpResult result;
+    result.iterations = r.iterations + n.newton;
+    result.residual = n.residual;
+    result.converged = n.converged;
+    stats.newton_islands += 1;
+    stats.factorizations += n.factorizations;
+    stats.relative_residual = std::max(stats.relative_residual, n.relative);
+    stats.iterations += result.iterations;
+    stats.residual = std::max(stats.residual, result.residual);
+    stats.missed_islands += result.residual > settings.tolerance;
+    return result;
 }
 
 void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -263,29 +293,10 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
     stats.rows = static_cast<int>(rows.size());
 }
 
-// An iterative answer above the direct_max_rows whose residual is within this factor of the tolerance is
-// kept: the sweeps ran short of a few iterations (the domino chains' islands of 97-200 rows end at 0.4-14
-// times the tolerance, and a direct solve of each made a D = 3 cm run ten times slower); beyond it they
-// stalled on a long load path, and the direct method takes over.
-constexpr double kStalledResidualFactor = 100;
-
 BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBody> bodies,
                                       const SolverSettings& settings) {
     const int size = static_cast<int>(island.size());
-    int iterative_sweeps = 0;
-    if (size > settings.direct_max_rows) {
-        BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
-                                                    settings.iterative_tolerance);
-        if (r.converged || r.residual <= kStalledResidualFactor * settings.iterative_tolerance) {
-            record(r, false);
-            return r;
-        }
-        // Long load paths (a tall stack, a heavy body on light ones) are where Gauss-Seidel sweeps stall: the
-        // answer they leave let a 14-box 1:1000 tower (residual 0.12 m/s) and a 50-box tower (0.0088 m/s)
-        // sink through themselves. The direct method solves such an island from the iterative impulses.
-        for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
-        iterative_sweeps = r.iterations;
-    }
+    if (size > settings.direct_max_rows) return solve_large_island(island, bodies, settings);
     const bool jointed =
         std::any_of(island.begin(), island.end(), [](const Row& r) { return r.kind == RowKind::joint; });
     if (size > settings.direct_first_max_rows && size <= settings.direct_max_rows && !jointed) {
@@ -294,9 +305,8 @@ BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBod
     }
     BlcpResult r = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
                                              settings.dense_max_rows);
-    r.iterations += iterative_sweeps;
     if (r.converged) {
-        record(r, true);
+        record(r, true, settings);
         return r;
     }
     // The active set did not settle: polish from the best iterate with the iterative method.
@@ -305,7 +315,7 @@ BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBod
                                                      settings.iterative_tolerance);
     polish.iterations += r.iterations;
     polish.pivots += r.pivots;
-    record(polish, true);
+    record(polish, true, settings);
     return polish;
 }
 
@@ -325,7 +335,7 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
         result = BlcpResult{};
         result.converged = true;
         result.residual = detail::blcp_residual(island, workspace.w);
-        record(result, true);
+        record(result, true, settings);
         return true;
     }
     const BlcpResult iterative = detail::solve_blcp_iterative(
@@ -340,7 +350,7 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
                                        /*give_up=*/true);
     result.iterations += iterative.iterations;
     if (result.converged) {
-        record(result, true);
+        record(result, true, settings);
         return true;
     }
     for (std::size_t i = 0; i < island.size(); ++i) {
@@ -351,7 +361,7 @@ bool Solver::Impl::try_iterative_first(std::span<Row> island, std::span<SolverBo
     result = iterative;
     result.iterations = iterations;
     result.pivots = pivots;
-    record(result, false);
+    record(result, false, settings);
     return true;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "blcp.h"
+#include "newton.h"
 #include "rows.h"
 
 #include <simpulse/solver/solver.h>
@@ -57,6 +58,7 @@ struct Solver::Impl {
     std::vector<std::uint32_t> recheck_source;
     detail::IslandBuilder islands;
     detail::BlcpWorkspace workspace;
+    detail::NewtonWorkspace newton;
     std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
     std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
     std::vector<detail::WarmStart> next_cache;
@@ -155,7 +157,11 @@ struct Solver::Impl {
     // most `limit`.
     void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
-    void record(const detail::BlcpResult& result, bool direct);
+    void record(const detail::BlcpResult& result, bool direct, const SolverSettings& settings);
+    // Islands above direct_max_rows: the iterative method, then the Newton method where it ends above
+    // iterative_tolerance.
+    detail::BlcpResult solve_large_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
+                                          const SolverSettings& settings);
 };
 
 }  // namespace simpulse

@@ -21,9 +21,12 @@ struct SolverSettings {
     // below 2 |g| dt, the speed a resting body gains from gravity in one step, so resting bodies do not
     // bounce.
     double restitution_threshold = 0.05;
+    // Every island solve aims at this largest complementarity violation (m/s; torsional rows at their patch
+    // radius) and reports what it reached; SolverStats counts the islands that ended above it.
+    double tolerance = 1e-9;
     // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
     // or sparse LDL^T factorisation); larger islands by the iterative method on the same system, and by the
-    // direct method where its sweeps stall (residual above 100 times iterative_tolerance).
+    // Newton method (newton.cpp) where the sweeps end above iterative_tolerance.
     int direct_max_rows = 96;
     // Islands with more rows than this (and at most direct_max_rows) try the iterative method first and
     // keep its answer if it reaches iterative_tolerance; the direct method takes over where it does not.
@@ -31,10 +34,14 @@ struct SolverSettings {
     // Direct islands up to this many rows use a dense factorisation, larger ones a sparse one.
     int dense_max_rows = 96;
     int max_active_set_iterations = 30;
-    // Iterative method: stop when the complementarity residual (m/s) falls below this or after
-    // max_iterations.
+    // Iterative method: sweeps stop at `tolerance` or after max_iterations; an island above direct_max_rows
+    // whose sweeps end within iterative_tolerance (m/s) keeps their answer (loosely coupled islands of
+    // sliding bodies, such as a row of leaning dominoes), otherwise the Newton method solves it from there.
     double iterative_tolerance = 1e-5;
     int max_iterations = 60;
+    // Newton method: numeric factorisations per island solve at most; an island still above `tolerance`
+    // then keeps the iterate with the smallest residual.
+    int newton_max_factorizations = 100;
     bool warm_start = true;
     // Friction pyramid: 4 facets (two tangent rows with box bounds mu * lambda_n).
     // Position projection (exact mode): penetration allowed without correction, and the fraction of the

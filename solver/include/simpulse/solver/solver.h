@@ -64,6 +64,12 @@ struct SolverStats {
     int largest_island_rows = 0;
     int direct_islands = 0;
     int iterative_islands = 0;
+    int newton_islands = 0;
+    int factorizations = 0;  // numeric factorisations of the Newton method, summed over islands
+    int missed_islands = 0;  // island solves (restitution and joint-target rounds included) that ended
+                             // above SolverSettings::tolerance
+    // Largest violation in impulse terms (violation / A_ii) relative to the island's largest impulse.
+    double relative_residual = 0;
     int iterations = 0;      // active-set iterations (direct) plus sweeps (iterative), summed over islands
     int pivots = 0;          // active-set changes, summed
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s
