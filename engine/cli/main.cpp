@@ -242,9 +242,10 @@ int run(const Options& options) {
             const simpulse::CollisionStats& c = sw.world.collision_stats();
             spdlog::debug(
                 "step {} t={}: substeps {} islands {} rows {} (largest {}) iterations {} pivots {} "
-                "residual {:.3g} pairs {} (reused {})",
+                "residual {:.3g} missed {} newton {} factorizations {} pairs {} (reused {})",
                 step, sw.world.time(), sw.world.dynamics().last_substeps(), s.islands, s.rows,
-                s.largest_island_rows, s.iterations, s.pivots, s.residual, c.pairs, c.reused);
+                s.largest_island_rows, s.iterations, s.pivots, s.residual, s.missed_islands, s.newton_islands,
+                s.factorizations, c.pairs, c.reused);
             if (s.inelastic_energy_guards > 0 || s.restitution_energy_guards > 0)
                 spdlog::debug("step {}: energy safeguards: inelastic {} restitution {} (islands)", step,
                               s.inelastic_energy_guards, s.restitution_energy_guards);

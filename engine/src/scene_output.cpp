@@ -83,7 +83,13 @@ std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunR
                        {"max_iterations", s.max_iterations},
                        {"total_iterations", s.total_iterations},
                        {"total_pivots", s.total_pivots},
-                       {"max_residual", s.max_residual}};
+                       {"max_residual", s.max_residual},
+                       {"max_relative_residual", s.max_relative_residual},
+                       {"tolerance", scene.settings.solver.tolerance},
+                       {"missed_islands", s.missed_islands},
+                       {"steps_missed", s.steps_missed},
+                       {"newton_islands", s.newton_islands},
+                       {"total_factorizations", s.total_factorizations}};
     if (!report.ok) {
         Json error = Json{{"message", report.error}, {"step", report.failed_step}};
         error["body"] =

@@ -24,6 +24,11 @@ void aggregate(SolverSummary& summary, const SolverStats& stats) {
     summary.total_iterations += static_cast<std::uint64_t>(std::max(stats.iterations, 0));
     summary.total_pivots += static_cast<std::uint64_t>(std::max(stats.pivots, 0));
     summary.max_residual = std::max(summary.max_residual, stats.residual);
+    summary.max_relative_residual = std::max(summary.max_relative_residual, stats.relative_residual);
+    summary.missed_islands += static_cast<std::uint64_t>(std::max(stats.missed_islands, 0));
+    summary.steps_missed += stats.missed_islands > 0;
+    summary.newton_islands += static_cast<std::uint64_t>(std::max(stats.newton_islands, 0));
+    summary.total_factorizations += static_cast<std::uint64_t>(std::max(stats.factorizations, 0));
 }
 
 // The result's energy and momenta are sums of squares and products of the state, so a finite state can

@@ -133,7 +133,8 @@ TEST(SceneValidation, UnknownSolverKey) {
               "scene.json: /solver/iterations: unknown key; expected one of mode, restitution_threshold, "
               "direct_max_rows, direct_first_max_rows, dense_max_rows, max_active_set_iterations, "
               "iterative_tolerance, max_iterations, "
-              "warm_start, penetration_slop, penetration_correction, max_correction, joint_tolerance, "
+              "warm_start, tolerance, newton_max_factorizations, penetration_slop, penetration_correction, "
+              "max_correction, joint_tolerance, "
               "max_projection_iterations, recheck_iterations");
 }
 
@@ -304,6 +305,10 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/direct_first_max_rows: expected a non-negative integer, got -1");
     EXPECT_EQ(scene_error(R"({"solver": {"iterative_tolerance": 0}})"),
               "scene.json: /solver/iterative_tolerance: expected a positive number, got 0");
+    EXPECT_EQ(scene_error(R"({"solver": {"tolerance": -1e-9}})"),
+              "scene.json: /solver/tolerance: expected a positive number, got -1e-09");
+    EXPECT_EQ(scene_error(R"({"solver": {"newton_max_factorizations": 0}})"),
+              "scene.json: /solver/newton_max_factorizations: expected a positive integer, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),
               "scene.json: /dynamics/max_substeps: expected a whole number from 1 to 1024, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_impact_gap": -0.001}})"),

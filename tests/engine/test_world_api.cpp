@@ -289,6 +289,8 @@ TEST(WorldApi, SettingsMustBeFiniteAndAKnownMode) {
     };
     EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.iterative_tolerance = inf; }),
               "solver.iterative_tolerance: expected a positive finite number, got inf");
+    EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.tolerance = 0; }),
+              "solver.tolerance: expected a positive finite number, got 0");
     EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.joint_tolerance = inf; }),
               "solver.joint_tolerance: expected a positive finite number, got inf");
     EXPECT_EQ(error_with([&](WorldSettings& s) { s.solver.penetration_slop = inf; }),
