@@ -89,7 +89,8 @@ std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunR
                        {"missed_islands", s.missed_islands},
                        {"steps_missed", s.steps_missed},
                        {"newton_islands", s.newton_islands},
-                       {"total_factorizations", s.total_factorizations}};
+                       {"total_factorizations", s.total_factorizations},
+                       {"workspace_bytes", s.max_workspace_bytes}};
     if (!report.ok) {
         Json error = Json{{"message", report.error}, {"step", report.failed_step}};
         error["body"] =

@@ -202,9 +202,8 @@ class SceneParser {
             node,
             {"mode", "restitution_threshold", "direct_max_rows", "direct_first_max_rows", "dense_max_rows",
              "max_active_set_iterations", "iterative_tolerance", "max_iterations", "warm_start", "tolerance",
-             "newton_max_factorizations",
-             "penetration_slop", "penetration_correction", "max_correction", "joint_tolerance",
-             "max_projection_iterations", "recheck_iterations"},
+             "newton_max_factorizations", "penetration_slop", "penetration_correction", "max_correction",
+             "joint_tolerance", "max_projection_iterations", "recheck_iterations"},
             [&](std::string_view key, const Node& v) {
                 const auto count = [&](long long min, std::string_view what) {
                     return static_cast<int>(read_integer(v, min, kMaxInt, what));

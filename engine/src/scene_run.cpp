@@ -29,6 +29,7 @@ void aggregate(SolverSummary& summary, const SolverStats& stats) {
     summary.steps_missed += stats.missed_islands > 0;
     summary.newton_islands += static_cast<std::uint64_t>(std::max(stats.newton_islands, 0));
     summary.total_factorizations += static_cast<std::uint64_t>(std::max(stats.factorizations, 0));
+    summary.max_workspace_bytes = std::max<std::uint64_t>(summary.max_workspace_bytes, stats.workspace_bytes);
 }
 
 // The result's energy and momenta are sums of squares and products of the state, so a finite state can

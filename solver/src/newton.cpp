@@ -398,6 +398,8 @@ void Island::factorise() {
             }
         }
         ws.sparse.factorize(ws.h);
+        ws.factor_nonzeros = std::max(
+            ws.factor_nonzeros, static_cast<std::size_t>(ws.sparse.matrixL().nestedExpression().nonZeros()));
     }
     ws.factored_free = ws.free;
     have_factor_ = true;

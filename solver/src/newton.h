@@ -53,6 +53,7 @@ struct NewtonWorkspace {
     std::vector<std::int32_t> block_rows;           // off-diagonal block rows of each block column, sorted
     std::vector<std::uint64_t> shape, factored_shape;
     Eigen::SparseMatrix<double> h;
+    std::size_t factor_nonzeros = 0;  // of the sparse factor L (reported in SolverStats::workspace_bytes)
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> sparse;
     Eigen::MatrixXd dense_h;
     Eigen::LDLT<Eigen::MatrixXd> dense;

@@ -97,6 +97,7 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
         impl_->build_rows(bodies, contacts, joints, dt, settings);
         impl_->solve_exact(bodies, contacts, dt, settings);
     }
+    impl_->stats.workspace_bytes = impl_->workspace_bytes();
 }
 
 void Solver::discard_last_solve() {

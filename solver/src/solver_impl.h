@@ -97,6 +97,8 @@ struct Solver::Impl {
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
 
+    // Bytes held by the buffers, scratch and factorisations above (workspace_memory.cpp).
+    std::size_t workspace_bytes() const;
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <random>
+#include <string>
 
 namespace simpulse {
 namespace {
@@ -220,7 +222,7 @@ TEST(ContactDynamics, LightBoxUnderAThousandTimesHeavierBoxDoesNotSink) {
 
 // Towers whose island exceeds direct_max_rows (96): 14 boxes alternating 1 kg and 1000 kg (14 patches of 7
 // rows: 98), and 50 equal boxes (350 rows). The iterative method stalls on such load paths (residual 0.12 and
-// 0.0088 m/s after its 60 sweeps) and its answer let both towers collapse; the direct method takes over
+// 0.0088 m/s after its 60 sweeps) and its answer let both towers collapse; the Newton method takes over
 // there. Standing: no box moves by more than the penetration slop (0.5 mm) plus 0.5 mm.
 TEST(ContactDynamics, TallTowersBeyondTheDirectRowLimitStand) {
     struct Tower {
@@ -233,6 +235,50 @@ TEST(ContactDynamics, TallTowersBeyondTheDirectRowLimitStand) {
         for (int i = 0; i < 600; ++i) ASSERT_TRUE(s.world.step(1.0 / 60).ok);
         EXPECT_LT(s.max_drift(), 1e-3) << t.boxes << " boxes of " << t.light << " and " << t.heavy
                                        << " kg: largest displacement " << s.max_drift() << " m after 10 s";
+    }
+}
+
+// Every island solve of a landing and resting stack, pyramid and heap meets the solver's tolerance when no
+// iterative answer short of it is kept (iterative_tolerance = tolerance): islands above direct_max_rows go to
+// the Newton method, smaller ones to the direct method. The heap is 27 unit boxes in a 3 x 3 x 3 grid (0.2 m
+// apart sideways, 0.4 m vertically) tilted by up to 10 degrees about random horizontal axes, falling onto
+// each other and the ground.
+TEST(ContactDynamics, EveryIslandSolveMeetsTheToleranceInAStackAPyramidAndAHeap) {
+    WorldSettings settings = settings_for(SolverMode::exact);
+    settings.solver.iterative_tolerance = settings.solver.tolerance;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (const char* scene : {"stack", "pyramid", "heap"}) {
+        Stack s(settings);
+        const std::string name = scene;
+        if (name == "stack")
+            for (int i = 0; i < 20; ++i) s.add_box(Vec3(0.02 * (i % 3), 0, 0.5 + i));
+        if (name == "pyramid")
+            for (int k = 0; k < 10; ++k)
+                for (int j = 0; j < 10 - k; ++j) s.add_box(Vec3(j - (9 - k) * 0.5, 0, 0.5 + k));
+        if (name == "heap")
+            for (int i = 0; i < 27; ++i) {
+                const double axis = 2 * kPi * unit(rng), tilt = kPi / 18 * unit(rng);
+                const Vec3 position(1.2 * (i % 3) - 1.2, 1.2 * (i / 3 % 3) - 1.2, 0.8 + 1.4 * (i / 9));
+                s.add_box(position);
+                s.world.set_pose(
+                    s.boxes.back(),
+                    Pose{position, Quat(Eigen::AngleAxisd(tilt, Vec3(std::cos(axis), std::sin(axis), 0)))});
+            }
+        double worst = 0;
+        int newton = 0, missed = 0;
+        for (int i = 0; i < 90; ++i) {
+            ASSERT_TRUE(s.world.step(1.0 / 60).ok) << scene;
+            const SolverStats& stats = s.world.solver_stats();
+            worst = std::max(worst, stats.residual);
+            newton += stats.newton_islands;
+            missed += stats.missed_islands;
+        }
+        EXPECT_GT(newton, 0) << scene << ": no island went to the Newton method";
+        EXPECT_LE(worst, settings.solver.tolerance)
+            << scene << ": worst residual " << worst << " m/s, " << missed << " island solves missed "
+            << settings.solver.tolerance << " m/s";
+        EXPECT_EQ(missed, 0) << scene;
     }
 }
 

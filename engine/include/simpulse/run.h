@@ -47,12 +47,14 @@ struct SolverSummary {
     int max_iterations = 0;  // in one step
     std::uint64_t total_iterations = 0;
     std::uint64_t total_pivots = 0;
-    double max_residual = 0;  // m/s
-    double max_relative_residual = 0;     // violation / A_ii over the island's largest impulse
-    std::uint64_t missed_islands = 0;     // island solves that ended above SolverSettings::tolerance
-    std::uint64_t steps_missed = 0;       // steps with at least one such island
+    double max_residual = 0;           // m/s
+    double max_relative_residual = 0;  // violation / A_ii over the island's largest impulse
+    std::uint64_t missed_islands = 0;  // island solves that ended above SolverSettings::tolerance
+    std::uint64_t steps_missed = 0;    // steps with at least one such island
     std::uint64_t newton_islands = 0;
     std::uint64_t total_factorizations = 0;
+    std::uint64_t max_workspace_bytes =
+        0;  // memory the solver held at its peak (SolverStats::workspace_bytes)
 };
 
 struct RunReport {

@@ -70,6 +70,9 @@ struct SolverStats {
                              // above SolverSettings::tolerance
     // Largest violation in impulse terms (violation / A_ii) relative to the island's largest impulse.
     double relative_residual = 0;
+    // Memory the solver holds after the solve (row buffers, scratch, factorisations), bytes: the peak over
+    // all solves so far, as buffers are reused and never shrink.
+    std::size_t workspace_bytes = 0;
     int iterations = 0;      // active-set iterations (direct) plus sweeps (iterative), summed over islands
     int pivots = 0;          // active-set changes, summed
     double residual = 0;     // largest complementarity residual of an island after its solve, m/s

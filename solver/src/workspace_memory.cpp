@@ -1,0 +1,64 @@
+// The memory the solver holds between steps: the capacities of its row buffers and scratch, dense matrices
+// and sparse factors, reported in SolverStats::workspace_bytes. Buffers are reused and never shrink, so this
+// is the peak of all steps so far; it grows with the rows of the largest island and the fill of its
+// factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows.
+#include "solver_impl.h"
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+
+namespace simpulse {
+namespace {
+
+template <class T>
+std::size_t bytes(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+template <class T>
+std::size_t bytes(const std::vector<std::vector<T>>& v) {
+    std::size_t total = v.capacity() * sizeof(std::vector<T>);
+    for (const auto& inner : v) total += bytes(inner);
+    return total;
+}
+template <class Derived>
+std::size_t bytes(const Eigen::PlainObjectBase<Derived>& m) {
+    return static_cast<std::size_t>(m.size()) * sizeof(typename Derived::Scalar);
+}
+std::size_t bytes(const Eigen::SparseMatrix<double>& m) {
+    return static_cast<std::size_t>(m.data().allocatedSize()) * (sizeof(double) + sizeof(int)) +
+           static_cast<std::size_t>(m.outerSize() + 1) * sizeof(int);
+}
+
+std::size_t blcp_bytes(const detail::BlcpWorkspace& ws) {
+    return bytes(ws.dense) + bytes(ws.reduced) + bytes(ws.regularized) + bytes(ws.ldlt.matrixLDLT()) +
+           bytes(ws.least_squares.matrixQTZ()) + bytes(ws.lu.matrixLU()) + bytes(ws.q) + bytes(ws.w) +
+           bytes(ws.rhs) + bytes(ws.x) + bytes(ws.residual_vector) + bytes(ws.least_squares_x) +
+           bytes(ws.status) + bytes(ws.new_status) + bytes(ws.column) + bytes(ws.free_rows) +
+           bytes(ws.triplets) + bytes(ws.sparse_a) + bytes(ws.sparse_k) + bytes(ws.rows_of_body) +
+           bytes(ws.touched_bodies) + bytes(ws.linear_velocity) + bytes(ws.angular_velocity) +
+           bytes(ws.copied_bodies) + bytes(ws.copy_stamp) + bytes(ws.body_changed) + bytes(ws.row_settled) +
+           bytes(ws.sweep_change) + bytes(ws.direction) + bytes(ws.is_moving) + bytes(ws.moving);
+}
+
+std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
+    return bytes(ws.body_of) + bytes(ws.local_of) + bytes(ws.mass) + bytes(ws.inertia) + bytes(ws.row_a) +
+           bytes(ws.row_b) + bytes(ws.v0) + bytes(ws.v) + bytes(ws.u) + bytes(ws.force) + bytes(ws.step) +
+           bytes(ws.scratch) + bytes(ws.w) + bytes(ws.offset) + bytes(ws.centre) + bytes(ws.impulse) +
+           bytes(ws.penalty) + bytes(ws.lo) + bytes(ws.hi) + bytes(ws.d) + bytes(ws.best) + bytes(ws.bound) +
+           bytes(ws.free) + bytes(ws.factored_free) + bytes(ws.block_pairs) + bytes(ws.position) +
+           bytes(ws.column_blocks_start) + bytes(ws.block_rows) + bytes(ws.shape) + bytes(ws.factored_shape) +
+           bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h) +
+           bytes(ws.dense.matrixLDLT());
+}
+
+}  // namespace
+
+std::size_t Solver::Impl::workspace_bytes() const {
+    return bytes(rows) + bytes(contact_rows) + bytes(island_rows) + bytes(local_index) + bytes(approach) +
+           bytes(polish_lambda) + bytes(recheck_rows) + bytes(frictions) + bytes(recheck_source) +
+           blcp_bytes(workspace) + newton_bytes(newton) + bytes(contact_impulse) + bytes(cache) +
+           bytes(next_cache) + bytes(joint_levers) + bytes(joint_cache) + bytes(joint_cache_before) +
+           bytes(joint_coupling) + bytes(phase_1_lambda) + bytes(scratch_bodies);
+}
+
+}  // namespace simpulse
