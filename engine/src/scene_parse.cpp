@@ -201,7 +201,7 @@ class SceneParser {
         for_each_member(
             node,
             {"mode", "restitution_threshold", "direct_max_rows", "direct_first_max_rows", "dense_max_rows",
-             "max_active_set_iterations", "iterative_tolerance", "max_iterations", "warm_start", "tolerance",
+             "max_active_set_iterations", "iterative_tolerance", "iterative_accept", "max_iterations", "warm_start", "tolerance",
              "newton_max_factorizations", "penetration_slop", "penetration_correction", "max_correction",
              "joint_tolerance", "max_projection_iterations", "recheck_iterations"},
             [&](std::string_view key, const Node& v) {
@@ -225,6 +225,8 @@ class SceneParser {
                     s.max_active_set_iterations = count(1, "a positive integer");
                 } else if (key == "iterative_tolerance") {
                     s.iterative_tolerance = read_positive(v);
+                } else if (key == "iterative_accept") {
+                    s.iterative_accept = read_non_negative(v);
                 } else if (key == "tolerance") {
                     s.tolerance = read_positive(v);
                 } else if (key == "newton_max_factorizations") {

@@ -84,6 +84,7 @@ std::optional<SettingProblem> find_setting_problem(const WorldSettings& s) {
     c.in_range("solver.max_active_set_iterations", v.max_active_set_iterations, 1, kMaxIterations);
     c.positive("solver.iterative_tolerance", v.iterative_tolerance);
     c.positive("solver.tolerance", v.tolerance);
+    c.non_negative("solver.iterative_accept", v.iterative_accept);
     c.in_range("solver.newton_max_factorizations", v.newton_max_factorizations, 1, kMaxIterations);
     c.in_range("solver.max_iterations", v.max_iterations, 1, kMaxIterations);
     c.non_negative("solver.penetration_slop", v.penetration_slop);

@@ -135,8 +135,9 @@ void Solver::Impl::record(const BlcpResult& result, bool direct, const SolverSet
 
 BlcpResult Solver::Impl::solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
                                             const SolverSettings& settings) {
-    const double keep = std::max(settings.iterative_tolerance, settings.tolerance);
-    BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations, keep);
+    const double keep = std::max(settings.iterative_accept, settings.tolerance);
+    BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
+                                                settings.iterative_tolerance);
     if (r.residual <= keep) {
         record(r, false, settings);
         return r;
