@@ -201,9 +201,10 @@ class SceneParser {
         for_each_member(
             node,
             {"mode", "restitution_threshold", "direct_max_rows", "direct_first_max_rows", "dense_max_rows",
-             "max_active_set_iterations", "iterative_tolerance", "iterative_accept", "max_iterations", "warm_start", "tolerance",
-             "newton_max_factorizations", "penetration_slop", "penetration_correction", "max_correction",
-             "joint_tolerance", "max_projection_iterations", "recheck_iterations"},
+             "max_active_set_iterations", "iterative_tolerance", "iterative_accept", "max_iterations",
+             "warm_start", "tolerance", "newton_max_factorizations", "newton_max_bodies", "penetration_slop",
+             "penetration_correction", "max_correction", "joint_tolerance", "max_projection_iterations",
+             "recheck_iterations"},
             [&](std::string_view key, const Node& v) {
                 const auto count = [&](long long min, std::string_view what) {
                     return static_cast<int>(read_integer(v, min, kMaxInt, what));
@@ -231,6 +232,8 @@ class SceneParser {
                     s.tolerance = read_positive(v);
                 } else if (key == "newton_max_factorizations") {
                     s.newton_max_factorizations = count(1, "a positive integer");
+                } else if (key == "newton_max_bodies") {
+                    s.newton_max_bodies = count(0, "a non-negative integer");
                 } else if (key == "max_iterations") {
                     s.max_iterations = count(1, "a positive integer");
                 } else if (key == "warm_start") {

@@ -86,6 +86,7 @@ std::optional<SettingProblem> find_setting_problem(const WorldSettings& s) {
     c.positive("solver.tolerance", v.tolerance);
     c.non_negative("solver.iterative_accept", v.iterative_accept);
     c.in_range("solver.newton_max_factorizations", v.newton_max_factorizations, 1, kMaxIterations);
+    c.at_least("solver.newton_max_bodies", v.newton_max_bodies, 0);
     c.in_range("solver.max_iterations", v.max_iterations, 1, kMaxIterations);
     c.non_negative("solver.penetration_slop", v.penetration_slop);
     c.fraction("solver.penetration_correction", v.penetration_correction);

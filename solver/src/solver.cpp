@@ -138,7 +138,9 @@ BlcpResult Solver::Impl::solve_large_island(std::span<Row> island, std::span<Sol
     const double keep = std::max(settings.iterative_accept, settings.tolerance);
     BlcpResult r = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
                                                 settings.iterative_tolerance);
-    if (r.residual <= keep) {
+    // copy_velocities_in listed the island's bodies, each once.
+    const auto island_bodies = static_cast<int>(workspace.copied_bodies.size());
+    if (r.residual <= keep || island_bodies > settings.newton_max_bodies) {
         record(r, false, settings);
         return r;
     }

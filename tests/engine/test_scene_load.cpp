@@ -75,7 +75,7 @@ TEST(SceneLoad, TopLevelKeys) {
         "manifold_reuse_distance": 2e-6}, "solver": {"mode": "thesis", "restitution_threshold": 0.2, "direct_max_rows": 10, "direct_first_max_rows": 4,
                    "dense_max_rows": 5,
                    "max_active_set_iterations": 7, "iterative_tolerance": 1e-8, "max_iterations": 99, "tolerance": 1e-7, "iterative_accept": 2e-4,
-                   "newton_max_factorizations": 11,
+                   "newton_max_factorizations": 11, "newton_max_bodies": 12,
                    "warm_start": false, "penetration_slop": 0.001, "penetration_correction": 0.5,
                    "max_correction": 0.1, "joint_tolerance": 1e-7, "max_projection_iterations": 3,
                    "recheck_iterations": 0}})");
@@ -99,6 +99,7 @@ TEST(SceneLoad, TopLevelKeys) {
     EXPECT_EQ(v.tolerance, 1e-7);
     EXPECT_EQ(v.iterative_accept, 2e-4);
     EXPECT_EQ(v.newton_max_factorizations, 11);
+    EXPECT_EQ(v.newton_max_bodies, 12);
     EXPECT_FALSE(v.warm_start);
     EXPECT_EQ(v.penetration_slop, 0.001);
     EXPECT_EQ(v.penetration_correction, 0.5);

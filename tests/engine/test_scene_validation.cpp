@@ -133,7 +133,8 @@ TEST(SceneValidation, UnknownSolverKey) {
               "scene.json: /solver/iterations: unknown key; expected one of mode, restitution_threshold, "
               "direct_max_rows, direct_first_max_rows, dense_max_rows, max_active_set_iterations, "
               "iterative_tolerance, iterative_accept, max_iterations, "
-              "warm_start, tolerance, newton_max_factorizations, penetration_slop, penetration_correction, "
+              "warm_start, tolerance, newton_max_factorizations, newton_max_bodies, penetration_slop, "
+              "penetration_correction, "
               "max_correction, joint_tolerance, "
               "max_projection_iterations, recheck_iterations");
 }
@@ -309,6 +310,8 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/tolerance: expected a positive number, got -1e-09");
     EXPECT_EQ(scene_error(R"({"solver": {"iterative_accept": -1}})"),
               "scene.json: /solver/iterative_accept: expected a non-negative number, got -1");
+    EXPECT_EQ(scene_error(R"({"solver": {"newton_max_bodies": -1}})"),
+              "scene.json: /solver/newton_max_bodies: expected a non-negative integer, got -1");
     EXPECT_EQ(scene_error(R"({"solver": {"newton_max_factorizations": 0}})"),
               "scene.json: /solver/newton_max_factorizations: expected a positive integer, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),

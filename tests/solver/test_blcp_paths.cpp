@@ -99,12 +99,15 @@ Problem pyramid_problem(int levels, double friction) {
     return p;
 }
 
-// The Newton method alone on an island (no direct method, one sweep that cannot reach its tolerance).
+// The Newton method alone on an island of any size (no direct method, one sweep that cannot reach its
+// tolerance).
 SolverStats solve_with_newton(Problem& p, double tolerance = 1e-9) {
     SolverSettings s;
     s.direct_max_rows = 0;
     s.max_iterations = 1;
     s.iterative_tolerance = 1e-300;
+    s.iterative_accept = 0;
+    s.newton_max_bodies = 100000;
     s.tolerance = tolerance;
     s.warm_start = false;
     Solver solver;
@@ -209,7 +212,8 @@ TEST(BlcpPaths, NewtonMethodSolvesAFiveThousandRowPyramidInLinearMemory) {
         // velocity the bound then limits) and the levels add up: measured 1.7e-8 m/s.
         EXPECT_LT(fastest, 1e-7) << levels << " levels: a box still moves at " << fastest << " m/s";
         // Measured: 1.1 and 1.2 kB per row (row buffers, warm-start cache, the Newton scratch and
-        // the sparse factor); a dense matrix of the island would be 8 x rows bytes per row (41 kB at 27 levels).
+        // the sparse factor); a dense matrix of the island would be 8 x rows bytes per row (41 kB at 27
+        // levels).
         EXPECT_LT(stats.workspace_bytes, 4000 * rows)
             << levels << " levels, " << rows << " rows: " << stats.workspace_bytes << " bytes";
         if (levels == 27) {
