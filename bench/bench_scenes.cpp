@@ -15,8 +15,8 @@
 //   hinge  a 2 kg plank (box 0.6 x 0.1 x 1 m) on a hinge of two ball joints 0.8 m apart, its centre level
 //   with
 //       the hinge and 0.6 m from it, turned 30 degrees about the vertical so that the hinge is no principal
-//       axis of the plank; released at rest, 100 s at 1/60 and 1/240 (not in SCENES.md): energy as above (11.8
-//       J of swing).
+//       axis of the plank; released at rest, 100 s at 1/60 and 1/240 (not in SCENES.md): energy as above
+//       (11.8 J of swing).
 // S2 and S3 run with sleeping on (both engines' default) and off (simpulse WorldSettings::allow_sleeping =
 // false, Bullet DISABLE_DEACTIVATION). Step times are thread CPU time of the step call; a configuration is
 // run --reps times, engines alternating, and the time figures are medians over the runs of the per-run
@@ -156,6 +156,24 @@ std::vector<S3Pose> s3_poses(const std::string& variant) {
 
 // ---------------------------------------------------------------- simpulse scenes
 
+// Exactness over all steps of a run: the worst island residual, the steps with an island solve above the
+// solver's tolerance, the Newton islands and the solver's peak memory.
+struct Exactness {
+    double worst_residual = 0, steps_missed = 0, newton_islands = 0, workspace_bytes = 0;
+    void add(const SolverStats& st) {
+        worst_residual = std::max(worst_residual, st.residual);
+        steps_missed += st.missed_islands > 0;
+        newton_islands += st.newton_islands;
+        workspace_bytes = std::max(workspace_bytes, static_cast<double>(st.workspace_bytes));
+    }
+    void store(Run& run) const {
+        run.values["residual_max_all"] = worst_residual;
+        run.values["steps_missed_tolerance"] = steps_missed;
+        run.values["newton_islands"] = newton_islands;
+        run.values["solver_workspace_mib"] = workspace_bytes / (1024.0 * 1024.0);
+    }
+};
+
 Run simpulse_s2(bool sleep) {
     World w(settings_with_sleep(sleep));
     must(w.set_material(0, {.friction = 0.6, .restitution = 0, .density = 1000}));
@@ -170,7 +188,12 @@ Run simpulse_s2(bool sleep) {
             start.push_back(p);
         }
     Run run;
-    for (int s = 0; s < 600; ++s) timed_step(w, 1.0 / 60, run);
+    Exactness exactness;
+    for (int s = 0; s < 600; ++s) {
+        timed_step(w, 1.0 / 60, run);
+        exactness.add(w.solver_stats());
+    }
+    exactness.store(run);
     double max_drift = 0;
     for (std::size_t i = 0; i < b.size(); ++i)
         max_drift = std::max(max_drift, (must(w.state(b[i])).pose.position - start[i]).norm());
@@ -220,9 +243,11 @@ Run simpulse_s3(bool sleep, const std::string& variant) {
     Run run;
     double max_rows = 0, max_island_rows = 0, max_iterative_islands = 0, max_residual = 0, max_islands = 0;
     double touching_at_150 = 0;
+    Exactness exactness;
     for (int s = 1; s <= 600; ++s) {
         timed_step(w, 1.0 / 60, run);
         const SolverStats& st = w.solver_stats();
+        exactness.add(st);
         if (s > 150) {
             max_rows = std::max(max_rows, static_cast<double>(st.rows));
             max_island_rows = std::max(max_island_rows, static_cast<double>(st.largest_island_rows));
@@ -253,6 +278,7 @@ Run simpulse_s3(bool sleep, const std::string& variant) {
     run.values["largest_island_rows_151_600"] = max_island_rows;
     run.values["iterative_islands_max_151_600"] = max_iterative_islands;
     run.values["residual_max_151_600"] = max_residual;
+    exactness.store(run);
     run.values["rows_at_end"] = w.solver_stats().rows;
     run.values["manifolds_at_end"] = static_cast<double>(w.contact_manifolds().size());
     return run;
