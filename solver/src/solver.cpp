@@ -475,6 +475,10 @@ void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts
                                                                                  : 2)] = r.lambda;
 }
 
+// Mode exact, island by island, in named phases: gather the island's rows, prepare it (approach velocities,
+// which contacts may bounce, joint targets), the inelastic phase (all rows at once, joint targets made
+// reachable or dropped), the restitution phase (restitute, re-checks, energy limit), the joint targets fitted
+// to the final spins, and the impulses stored for the next step's warm start.
 void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                                double dt, const SolverSettings& settings) {
     islands.build(rows, bodies.size());
@@ -482,187 +486,204 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
     const auto offsets = islands.offsets();
     stats.islands = static_cast<int>(offsets.size()) - 1;
     local_index.assign(rows.size(), -1);
-    const double velocity_tolerance = kVelocityTolerance;
-    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
-    constexpr std::uint8_t kPlainSteps = 4;  // J v = 0 steps of a joint whose curvature targets did not fit
-
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
-        const std::uint32_t begin = offsets[k], end = offsets[k + 1];
-        island_rows.clear();
-        for (std::uint32_t p = begin; p < end; ++p) {
-            local_index[order[p]] = static_cast<std::int32_t>(p - begin);
-            island_rows.push_back(rows[order[p]]);
-        }
-        for (Row& r : island_rows)
-            if (r.kind == RowKind::friction)
-                r.normal = local_index[static_cast<std::size_t>(r.normal)];  // consecutive
-        stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
-
-        // Phase 1: the perfectly inelastic impulses of all rows at once.
-        approach.resize(island_rows.size());
-        bool may_bounce = false;
-        for (std::size_t i = 0; i < island_rows.size(); ++i) {
-            Row& r = island_rows[i];
-            approach[i] = detail::row_velocity(r, bodies);
-            if (r.kind != RowKind::normal || contacts[r.source].restitution <= 0 ||
-                !is_impact(r, approach[i], settings))
-                continue;
-            may_bounce = true;  // phase 2 may give this row restitution (if phase 1 loads it)
-            // A restituting contact whose gap closes within this step bounces from where it is now: its
-            // inelastic phase stops the approach completely (target 0 instead of the speculative gap / dt),
-            // so the restitution impulse e * lambda reverses the full impact speed.
-            if (r.target < 0 && approach[i] < r.target) r.target = 0;
-        }
-        // Joint targets (set_joint_targets) from the angular velocities before the solve, a guess checked
-        // against the final ones below. Not where a contact may bounce: the restitution impulses e * lambda
-        // reverse what the inelastic phase stopped, and with joint targets in that phase lambda would also
-        // hold the part that keeps the anchors on their arcs (a ball on a joint gained 16 % in a bounce at e
-        // = 1). There the joints keep J v = 0 through the impact and get their targets after it.
-        const bool jointed = std::any_of(island_rows.begin(), island_rows.end(),
-                                         [](const Row& r) { return r.kind == RowKind::joint; });
-        // Joints whose targets did not fit in one of the last steps keep J v = 0 for a while (their spins
-        // change too much within a step, as the light links of a tensioned chain: an extra solve every step
-        // would buy nothing).
-        const bool curved =
-            jointed && std::none_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
-                return r.kind == RowKind::joint && joint_plain_steps[r.source] > 0;
-            });
-        const bool targets_in_phase_1 = curved && !may_bounce;
-        // Redundant joint rows (a hinge made of two ball joints) cannot all reach curvature targets that
-        // disagree along their shared direction (on a body whose spin is off the hinge's axis, or on two
-        // turning bodies); a solve for such targets returns impulses of the size of the regularisation's
-        // inverse. Only joints on a cycle (two joints between the same bodies, a loop) can be redundant.
-        // Islands found redundant before get reachable targets from the start.
-        // The joint graph's cycles are found when first needed (most jointed islands are trees, and most
-        // steps need no check).
-        int cycles = -1;  // unknown
-        auto cyclic = [&] {
-            if (cycles < 0) cycles = jointed && mark_joints_on_cycles(island_rows, bodies.size());
-            return cycles == 1;
-        };
-        bool reachable = std::any_of(island_rows.begin(), island_rows.end(),
-                                     [&](const Row& r) {
-                                         return r.kind == RowKind::joint && joint_redundant[r.source];
-                                     }) &&
-                         cyclic();
-        raw_targets.clear();
-        if (targets_in_phase_1) {
-            set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance);
-            if (reachable) reachable = make_joint_targets_reachable(island_rows, approach);
-            phase_1_lambda.resize(island_rows.size());
-            for (std::size_t i = 0; i < island_rows.size(); ++i) phase_1_lambda[i] = island_rows[i].lambda;
-        }
-        // A solve that is undone leaves no trace in the statistics' residual (it reports the answer kept).
-        const double residual_before = stats.residual;
-        // The restitution phase must not end above the kinetic energy the island had before the impact.
-        double energy_before_impact = 0;
-        if (may_bounce) {
-            collect_guard_bodies(island_rows, bodies);
-            energy_before_impact = guard_kinetic_energy(bodies);
-        }
-        BlcpResult phase_1 = solve_island(island_rows, bodies, settings);
-        auto undo_phase_1 = [&] {
-            for (std::size_t i = 0; i < island_rows.size(); ++i) {
-                Row& r = island_rows[i];
-                detail::apply_row_impulse(r, -r.lambda, bodies);
-                r.lambda = phase_1_lambda[i];
-            }
-            stats.residual = residual_before;
-            ++stats.joint_target_rounds;
-        };
-        bool plain_from_now = false;
-        // A direct solve reaches consistent targets to round-off: a joint further off in a cyclic island has
-        // redundant rows (checked and made reachable then, and from then on while its rows stay redundant).
-        // An iterative solve leaves up to its tolerance, so only a joint further off than that is checked.
-        const double redundancy_tolerance = static_cast<int>(island_rows.size()) <= settings.direct_max_rows
-                                                ? velocity_tolerance
-                                                : joint_velocity_tolerance;
-        const double miss = targets_in_phase_1 ? joint_target_miss(island_rows, bodies) : 0.0;
-        if (miss > redundancy_tolerance) {
-            bool reached = miss <= joint_velocity_tolerance;
-            // approach[] holds the velocities the solve started from.
-            if (!reachable && cyclic() && make_joint_targets_reachable(island_rows, approach)) {
-                undo_phase_1();
-                reachable = true;
-                phase_1 = solve_island(island_rows, bodies, settings);
-                reached = joint_target_miss(island_rows, bodies) <= joint_velocity_tolerance;
-            }
-            if (!reached) {  // the joints keep J v = 0
-                undo_phase_1();
-                for (Row& r : island_rows)
-                    if (r.kind == RowKind::joint) r.target = 0;
-                phase_1 = solve_island(island_rows, bodies, settings);
-                plain_from_now = true;
-            }
-        }
-        guard_inelastic_phase(bodies, may_bounce, phase_1, settings);
-        if (may_bounce) save_guard_velocities(bodies);
-
-        // Phase 2: restitution impulses, then re-checks; the allowance bounds what they may add.
-        double restitution_allowance = 0;
-        const bool restituted =
-            restitute(bodies, contacts, dt, settings, phase_1.residual, restitution_allowance);
-        if (restituted)
-            limit_restitution_energy(
-                bodies, energy_before_impact + restitution_allowance + 1e-9 * energy_before_impact);
-        // The joint targets must fit the angular velocities the step ends with. A target counts as fitting
-        // while it is off by less than half its size (it then removes at least three quarters of the energy
-        // that J v = 0 would lose); in smooth motion the guess is off by a few per cent. Where a contact may
-        // bounce, the joints kept J v = 0 through the impact and get the targets of the final spins now, in
-        // one more solve of their rows with the contacts as inequalities. Targets that do not fit (a light
-        // body whose spin the solve changed a lot) are replaced by J v = 0, the dissipative choice that
-        // always fits, in the same way: never an iteration on the targets, which can feed back on the spins
-        // they come from.
-        // Solves the joint and normal rows again (lambda 0, friction rows left out) from the current
-        // velocities with the targets in island_rows; true if the joints reached them. The joints' added
-        // impulses join their warm start.
-        auto solve_joints_again = [&] {
-            rows_to_solve_again();
-            ++stats.joint_target_rounds;
-            const double residual_before_again = stats.residual;
-            solve_island(recheck_rows, bodies, settings);
-            const bool reached = joint_target_miss(recheck_rows, bodies) <= joint_velocity_tolerance;
-            if (!reached) {  // inconsistent targets: undo, the caller solves for J v = 0 instead
-                for (const Row& r : recheck_rows) detail::apply_row_impulse(r, -r.lambda, bodies);
-                stats.residual = residual_before_again;
-            } else {
-                for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
-                    if (island_rows[i].kind != RowKind::friction) {
-                        if (island_rows[i].kind == RowKind::joint)
-                            island_rows[i].lambda += recheck_rows[j].lambda;
-                        ++j;
-                    }
-            }
-            return reached;
-        };
-        if (curved && !plain_from_now) {
-            bool fits = true;
-            if (may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
-                if (cyclic()) {  // the solve starts from the velocities the island has now
-                    current_row_velocities.resize(island_rows.size());
-                    for (std::size_t i = 0; i < island_rows.size(); ++i)
-                        current_row_velocities[i] = detail::row_velocity(island_rows[i], bodies);
-                    make_joint_targets_reachable(island_rows, current_row_velocities);
-                }
-                fits = solve_joints_again();
-            }
-            if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
-                for (Row& r : island_rows)
-                    if (r.kind == RowKind::joint) r.target = 0;
-                solve_joints_again();
-                plain_from_now = true;
-            }
-        }
-        if (plain_from_now)
-            for (const Row& r : island_rows)
-                if (r.kind == RowKind::joint) joint_plain_steps[r.source] = kPlainSteps + 1;
-        // Keep the inelastic impulses for the warm start of the next step.
-        for (std::uint32_t p = begin; p < end; ++p) rows[order[p]].lambda = island_rows[p - begin].lambda;
+        gather_island(order, offsets[k], offsets[k + 1]);
+        detail::IslandPass pass = prepare_island(bodies, contacts, dt, settings);
+        inelastic_phase(pass, bodies, settings);
+        restitution_phase(pass, bodies, contacts, dt, settings);
+        fit_joint_targets(pass, bodies, dt, settings);
+        for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p)
+            rows[order[p]].lambda = island_rows[p - offsets[k]].lambda;  // the next step's warm start
     }
-
     for (const Row& r : rows)
         if (r.kind == RowKind::normal) contact_impulse[r.source] = r.lambda;
     store_warm_starts(contacts);
+}
+
+void Solver::Impl::gather_island(std::span<const std::uint32_t> order, std::uint32_t begin,
+                                 std::uint32_t end) {
+    island_rows.clear();
+    for (std::uint32_t p = begin; p < end; ++p) {
+        local_index[order[p]] = static_cast<std::int32_t>(p - begin);
+        island_rows.push_back(rows[order[p]]);
+    }
+    for (Row& r : island_rows)
+        if (r.kind == RowKind::friction)
+            r.normal = local_index[static_cast<std::size_t>(r.normal)];  // consecutive
+    stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
+}
+
+detail::IslandPass Solver::Impl::prepare_island(std::span<const SolverBody> bodies,
+                                                std::span<const ContactConstraint> contacts, double dt,
+                                                const SolverSettings& settings) {
+    detail::IslandPass pass;
+    approach.resize(island_rows.size());
+    for (std::size_t i = 0; i < island_rows.size(); ++i) {
+        Row& r = island_rows[i];
+        approach[i] = detail::row_velocity(r, bodies);
+        if (r.kind != RowKind::normal || contacts[r.source].restitution <= 0 ||
+            !is_impact(r, approach[i], settings))
+            continue;
+        pass.may_bounce = true;  // phase 2 may give this row restitution (if phase 1 loads it)
+        // A restituting contact whose gap closes within this step bounces from where it is now: its inelastic
+        // phase stops the approach completely (target 0 instead of the speculative gap / dt), so the
+        // restitution impulse e * lambda reverses the full impact speed.
+        if (r.target < 0 && approach[i] < r.target) r.target = 0;
+    }
+    // Joint targets (set_joint_targets) from the angular velocities before the solve, a guess checked against
+    // the final ones later. Not where a contact may bounce: the restitution impulses e * lambda reverse what
+    // the inelastic phase stopped, and with joint targets in that phase lambda would also hold the part that
+    // keeps the anchors on their arcs (a ball on a joint gained 16 % in a bounce at e = 1). There the joints
+    // keep J v = 0 through the impact and get their targets after it. Joints whose targets did not fit in one
+    // of the last steps keep J v = 0 for a while (their spins change too much within a step, as the light
+    // links of a tensioned chain: an extra solve every step would buy nothing).
+    pass.jointed = std::any_of(island_rows.begin(), island_rows.end(),
+                               [](const Row& r) { return r.kind == RowKind::joint; });
+    pass.curved = pass.jointed && std::none_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
+                      return r.kind == RowKind::joint && joint_plain_steps[r.source] > 0;
+                  });
+    pass.targets_in_phase_1 = pass.curved && !pass.may_bounce;
+    // Redundant joint rows (a hinge made of two ball joints) cannot all reach curvature targets that disagree
+    // along their shared direction (on a body whose spin is off the hinge's axis, or on two turning bodies);
+    // a solve for such targets returns impulses of the size of the regularisation's inverse. Only joints on a
+    // cycle (two joints between the same bodies, a loop) can be redundant. Islands found redundant before get
+    // reachable targets from the start.
+    pass.reachable =
+        std::any_of(island_rows.begin(), island_rows.end(),
+                    [&](const Row& r) { return r.kind == RowKind::joint && joint_redundant[r.source]; }) &&
+        island_is_cyclic(pass, bodies.size());
+    raw_targets.clear();
+    if (pass.targets_in_phase_1) {
+        set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance_of(settings));
+        if (pass.reachable) pass.reachable = make_joint_targets_reachable(island_rows, approach);
+        phase_1_lambda.resize(island_rows.size());
+        for (std::size_t i = 0; i < island_rows.size(); ++i) phase_1_lambda[i] = island_rows[i].lambda;
+    }
+    // A solve that is undone leaves no trace in the statistics' residual (it reports the answer kept).
+    pass.residual_before = stats.residual;
+    // The restitution phase must not end above the kinetic energy the island had before the impact.
+    if (pass.may_bounce) {
+        collect_guard_bodies(island_rows, bodies);
+        pass.energy_before_impact = guard_kinetic_energy(bodies);
+    }
+    return pass;
+}
+
+// The joint graph's cycles are found when first needed (most jointed islands are trees, and most steps need
+// no check).
+bool Solver::Impl::island_is_cyclic(detail::IslandPass& pass, std::size_t body_count) {
+    if (pass.cycles < 0) pass.cycles = pass.jointed && mark_joints_on_cycles(island_rows, body_count);
+    return pass.cycles == 1;
+}
+
+void Solver::Impl::undo_inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies) {
+    for (std::size_t i = 0; i < island_rows.size(); ++i) {
+        Row& r = island_rows[i];
+        detail::apply_row_impulse(r, -r.lambda, bodies);
+        r.lambda = phase_1_lambda[i];
+    }
+    stats.residual = pass.residual_before;
+    ++stats.joint_target_rounds;
+}
+
+void Solver::Impl::inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
+                                   const SolverSettings& settings) {
+    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
+    pass.phase_1 = solve_island(island_rows, bodies, settings);
+    // A direct solve reaches consistent targets to round-off: a joint further off in a cyclic island has
+    // redundant rows (checked and made reachable then, and from then on while its rows stay redundant). An
+    // iterative solve leaves up to its tolerance, so only a joint further off than that is checked.
+    const double redundancy_tolerance = static_cast<int>(island_rows.size()) <= settings.direct_max_rows
+                                            ? kVelocityTolerance
+                                            : joint_velocity_tolerance;
+    const double miss = pass.targets_in_phase_1 ? joint_target_miss(island_rows, bodies) : 0.0;
+    if (miss > redundancy_tolerance) {
+        bool reached = miss <= joint_velocity_tolerance;
+        // approach[] holds the velocities the solve started from.
+        if (!pass.reachable && island_is_cyclic(pass, bodies.size()) &&
+            make_joint_targets_reachable(island_rows, approach)) {
+            undo_inelastic_phase(pass, bodies);
+            pass.reachable = true;
+            pass.phase_1 = solve_island(island_rows, bodies, settings);
+            reached = joint_target_miss(island_rows, bodies) <= joint_velocity_tolerance;
+        }
+        if (!reached) {  // the joints keep J v = 0
+            undo_inelastic_phase(pass, bodies);
+            for (Row& r : island_rows)
+                if (r.kind == RowKind::joint) r.target = 0;
+            pass.phase_1 = solve_island(island_rows, bodies, settings);
+            pass.plain_from_now = true;
+        }
+    }
+    guard_inelastic_phase(bodies, pass.may_bounce, pass.phase_1, settings);
+    if (pass.may_bounce) save_guard_velocities(bodies);
+}
+
+// Phase 2: restitution impulses, then re-checks; the allowance bounds what they may add.
+void Solver::Impl::restitution_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
+                                     std::span<const ContactConstraint> contacts, double dt,
+                                     const SolverSettings& settings) {
+    double allowance = 0;
+    if (restitute(bodies, contacts, dt, settings, pass.phase_1.residual, allowance))
+        limit_restitution_energy(bodies,
+                                 pass.energy_before_impact + allowance + 1e-9 * pass.energy_before_impact);
+}
+
+// Solves the joint and normal rows again (lambda 0, friction rows left out) from the current velocities with
+// the targets in island_rows; true if the joints reached them. The joints' added impulses join their warm
+// start.
+bool Solver::Impl::solve_joints_again(std::span<SolverBody> bodies, const SolverSettings& settings) {
+    rows_to_solve_again();
+    ++stats.joint_target_rounds;
+    const double residual_before_again = stats.residual;
+    solve_island(recheck_rows, bodies, settings);
+    const bool reached = joint_target_miss(recheck_rows, bodies) <= joint_velocity_tolerance_of(settings);
+    if (!reached) {  // inconsistent targets: undo, the caller solves for J v = 0 instead
+        for (const Row& r : recheck_rows) detail::apply_row_impulse(r, -r.lambda, bodies);
+        stats.residual = residual_before_again;
+        return false;
+    }
+    for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
+        if (island_rows[i].kind != RowKind::friction) {
+            if (island_rows[i].kind == RowKind::joint) island_rows[i].lambda += recheck_rows[j].lambda;
+            ++j;
+        }
+    return true;
+}
+
+// The joint targets must fit the angular velocities the step ends with. A target counts as fitting while it
+// is off by less than half its size (it then removes at least three quarters of the energy that J v = 0 would
+// lose); in smooth motion the guess is off by a few per cent. Where a contact may bounce, the joints kept
+// J v = 0 through the impact and get the targets of the final spins now, in one more solve of their rows with
+// the contacts as inequalities. Targets that do not fit (a light body whose spin the solve changed a lot) are
+// replaced by J v = 0, the dissipative choice that always fits, in the same way: never an iteration on the
+// targets, which can feed back on the spins they come from.
+void Solver::Impl::fit_joint_targets(detail::IslandPass& pass, std::span<SolverBody> bodies, double dt,
+                                     const SolverSettings& settings) {
+    constexpr std::uint8_t kPlainSteps = 4;  // J v = 0 steps of a joint whose curvature targets did not fit
+    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
+    if (pass.curved && !pass.plain_from_now) {
+        bool fits = true;
+        if (pass.may_bounce && set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
+            if (island_is_cyclic(pass,
+                                 bodies.size())) {  // the solve starts from the velocities the island has now
+                current_row_velocities.resize(island_rows.size());
+                for (std::size_t i = 0; i < island_rows.size(); ++i)
+                    current_row_velocities[i] = detail::row_velocity(island_rows[i], bodies);
+                make_joint_targets_reachable(island_rows, current_row_velocities);
+            }
+            fits = solve_joints_again(bodies, settings);
+        }
+        if (!fits || set_joint_targets(island_rows, bodies, dt, joint_velocity_tolerance)) {
+            for (Row& r : island_rows)
+                if (r.kind == RowKind::joint) r.target = 0;
+            solve_joints_again(bodies, settings);
+            pass.plain_from_now = true;
+        }
+    }
+    if (pass.plain_from_now)
+        for (const Row& r : island_rows)
+            if (r.kind == RowKind::joint) joint_plain_steps[r.source] = kPlainSteps + 1;
 }
 
 }  // namespace simpulse

@@ -41,6 +41,19 @@ struct JointLevers {
     Vec3 lever_b = Vec3::Zero();
 };
 
+// One island's state through the phases of solve_exact.
+struct IslandPass {
+    bool may_bounce = false;          // some contact may restitute in phase 2
+    bool jointed = false;             // the island has joint rows
+    bool curved = false;              // its joints get curvature targets this step
+    bool targets_in_phase_1 = false;  // ... already in the inelastic phase (no contact may bounce)
+    bool reachable = false;           // the joint targets were made reachable (redundant rows)
+    int cycles = -1;                  // joints on a cycle of the body graph: unknown (-1), no (0), yes (1)
+    bool plain_from_now = false;      // the joints keep J v = 0 for the next steps
+    double residual_before = 0;       // stats.residual before the island: an undone solve leaves no trace
+    double energy_before_impact = 0;  // kinetic energy of the island's bodies before the solve (may_bounce)
+    BlcpResult phase_1;
+};
 }  // namespace simpulse::detail
 
 namespace simpulse {
@@ -103,6 +116,22 @@ struct Solver::Impl {
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
+    // The phases of solve_exact for one island (solver.cpp): island_rows from the global rows in `order`,
+    // then the IslandPass through the inelastic, restitution and joint-target phases.
+    void gather_island(std::span<const std::uint32_t> order, std::uint32_t begin, std::uint32_t end);
+    detail::IslandPass prepare_island(std::span<const SolverBody> bodies,
+                                      std::span<const ContactConstraint> contacts, double dt,
+                                      const SolverSettings& settings);
+    bool island_is_cyclic(detail::IslandPass& pass, std::size_t body_count);
+    void inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
+                         const SolverSettings& settings);
+    void undo_inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies);
+    void restitution_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
+                           std::span<const ContactConstraint> contacts, double dt,
+                           const SolverSettings& settings);
+    bool solve_joints_again(std::span<SolverBody> bodies, const SolverSettings& settings);
+    void fit_joint_targets(detail::IslandPass& pass, std::span<SolverBody> bodies, double dt,
+                           const SolverSettings& settings);
     // Phase 2 of solve_exact for island_rows: restitution and re-checks (solver.cpp). True if any contact
     // restituted; adds to `allowance` what that may add to the energy before the impact.
     bool restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
