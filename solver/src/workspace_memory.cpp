@@ -1,7 +1,9 @@
 // The memory the solver holds between steps: the capacities of its row buffers and scratch, dense matrices
 // and sparse factors, reported in SolverStats::workspace_bytes. Buffers are reused and never shrink, so this
 // is the peak of all steps so far; it grows with the rows of the largest island and the fill of its
-// factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows.
+// factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows. The dense
+// decompositions' own copies of those matrices (Eigen gives no size of an unused one) are not counted: each
+// is at most the size of the matrix it factorises, dense_max_rows^2 doubles.
 #include "solver_impl.h"
 
 #include <Eigen/Dense>
@@ -30,8 +32,7 @@ std::size_t bytes(const Eigen::SparseMatrix<double>& m) {
 }
 
 std::size_t blcp_bytes(const detail::BlcpWorkspace& ws) {
-    return bytes(ws.dense) + bytes(ws.reduced) + bytes(ws.regularized) + bytes(ws.ldlt.matrixLDLT()) +
-           bytes(ws.least_squares.matrixQTZ()) + bytes(ws.lu.matrixLU()) + bytes(ws.q) + bytes(ws.w) +
+    return bytes(ws.dense) + bytes(ws.reduced) + bytes(ws.regularized) + bytes(ws.q) + bytes(ws.w) +
            bytes(ws.rhs) + bytes(ws.x) + bytes(ws.residual_vector) + bytes(ws.least_squares_x) +
            bytes(ws.status) + bytes(ws.new_status) + bytes(ws.column) + bytes(ws.free_rows) +
            bytes(ws.triplets) + bytes(ws.sparse_a) + bytes(ws.sparse_k) + bytes(ws.rows_of_body) +
@@ -47,8 +48,7 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
            bytes(ws.penalty) + bytes(ws.lo) + bytes(ws.hi) + bytes(ws.d) + bytes(ws.best) + bytes(ws.bound) +
            bytes(ws.free) + bytes(ws.factored_free) + bytes(ws.block_pairs) + bytes(ws.position) +
            bytes(ws.column_blocks_start) + bytes(ws.block_rows) + bytes(ws.shape) + bytes(ws.factored_shape) +
-           bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h) +
-           bytes(ws.dense.matrixLDLT());
+           bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h);
 }
 
 }  // namespace
