@@ -37,6 +37,10 @@ bool is_impact(const detail::Row& row, double approach_velocity, const SolverSet
 // Row velocities closer than this to their targets count as met (m/s); a joint row's also within the
 // iterative method's tolerance, which an iterative island solve leaves.
 constexpr double kVelocityTolerance = 1e-9;
+
+bool is_movable(std::span<const SolverBody> bodies, std::uint32_t i) {
+    return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
+}
 double joint_velocity_tolerance_of(const SolverSettings& settings) {
     return std::max(kVelocityTolerance, settings.iterative_tolerance);
 }
@@ -170,10 +174,6 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
                               const SolverSettings& settings) {
     rows.clear();
     contact_rows.assign(contacts.size(), {});
-    const bool exact = settings.mode == SolverMode::exact;
-    auto is_movable = [&](std::uint32_t i) {
-        return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
-    };
     for (std::size_t first = 0; first < contacts.size();) {
         // A patch: consecutive contacts of the same manifold (same patch id and bodies).
         std::size_t last = first + 1;
@@ -181,84 +181,106 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
         while (head.patch != kNoPatch && last < contacts.size() && contacts[last].patch == head.patch &&
                contacts[last].body_a == head.body_a && contacts[last].body_b == head.body_b)
             ++last;
-        const std::size_t patch_begin = first;
+        if (is_movable(bodies, head.body_a) || is_movable(bodies, head.body_b))
+            add_patch_rows(bodies, contacts, first, last, dt, settings);
         first = last;
-        if (!is_movable(head.body_a) && !is_movable(head.body_b)) continue;
-
-        const auto first_normal = static_cast<std::int32_t>(rows.size());
-        Vec3 centre = Vec3::Zero();
-        for (std::size_t k = patch_begin; k < last; ++k) {
-            const ContactConstraint& c = contacts[k];
-            detail::ContactRows& cr = contact_rows[k];
-            if (is_movable(c.body_a))
-                cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
-            if (is_movable(c.body_b))
-                cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
-            const detail::WarmStart* previous = find_warm_start(c.key);
-            const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
-            Row normal;
-            normal.persistent = previous != nullptr && previous->normal > 0;
-            detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
-            normal.kind = RowKind::normal;
-            normal.source = static_cast<std::uint32_t>(k);
-            normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
-            normal.lambda = warm ? warm->normal : 0.0;
-            cr.normal = static_cast<std::int32_t>(rows.size());
-            rows.push_back(normal);
-            centre += c.point;
-        }
-        const auto count = static_cast<std::int32_t>(last - patch_begin);
-        centre /= static_cast<double>(count);
-        if (!exact || head.friction <= 0) continue;
-
-        // Tangent basis: along the sliding velocity at the patch centre when sliding (the pyramid is then
-        // exact for the sliding direction), else the previous step's basis so the warm-started impulse keeps
-        // its meaning.
-        const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
-        auto point_velocity = [&](std::uint32_t i) {
-            if (!is_movable(i)) return Vec3(Vec3::Zero());
-            return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(centre - bodies[i].position));
-        };
-        const Vec3& n = head.normal;
-        Vec3 sliding = point_velocity(head.body_b) - point_velocity(head.body_a);
-        sliding -= sliding.dot(n) * n;
-        const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
-        Vec3 t1, t2;
-        detail::tangent_basis(n, preferred, t1, t2);
-        Vec3 warm_friction = Vec3::Zero();
-        if (warm) {
-            Vec3 w1, w2;
-            detail::tangent_basis(n, warm->t1, w1, w2);
-            warm_friction = warm->tangent1 * w1 + warm->tangent2 * w2;
-        }
-        detail::ContactRows& cr = contact_rows[patch_begin];
-        cr.tangent = static_cast<std::int32_t>(rows.size());
-        auto add_friction = [&](Row f, double mu, double warm_lambda) {
-            f.kind = RowKind::friction;
-            f.mu = mu;
-            f.normal = first_normal;
-            f.normal_count = count;
-            f.source = static_cast<std::uint32_t>(patch_begin);
-            f.lambda = warm_lambda;
-            rows.push_back(f);
-        };
-        for (const Vec3& t : {t1, t2}) {
-            Row f;
-            detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
-            add_friction(f, head.friction, warm_friction.dot(t));
-        }
-        // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of
-        // its points times the normal impulse (a uniform pressure over the patch).
-        double radius = 0;
-        for (std::size_t k = patch_begin; k < last; ++k) radius += (contacts[k].point - centre).norm();
-        radius /= static_cast<double>(count);
-        if (count >= 2 && radius > 0) {
-            Row f;
-            detail::make_twist_row(f, bodies, head.body_a, head.body_b, n);
-            f.lever = radius;
-            add_friction(f, head.friction * radius, warm ? warm->twist : 0.0);
-        }
     }
+    add_joint_rows(bodies, joints, dt, settings);
+    stats.rows = static_cast<int>(rows.size());
+}
+
+// A normal row per contact point of the patch contacts[patch_begin, last), then (mode exact, with friction)
+// the patch's two tangent rows and its torsion row.
+void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
+                                  std::span<const ContactConstraint> contacts, std::size_t patch_begin,
+                                  std::size_t last, double dt, const SolverSettings& settings) {
+    const auto first_normal = static_cast<std::int32_t>(rows.size());
+    Vec3 centre = Vec3::Zero();
+    for (std::size_t k = patch_begin; k < last; ++k) {
+        const ContactConstraint& c = contacts[k];
+        detail::ContactRows& cr = contact_rows[k];
+        if (is_movable(bodies, c.body_a))
+            cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
+        if (is_movable(bodies, c.body_b))
+            cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
+        const detail::WarmStart* previous = find_warm_start(c.key);
+        const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
+        Row normal;
+        normal.persistent = previous != nullptr && previous->normal > 0;
+        detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
+        normal.kind = RowKind::normal;
+        normal.source = static_cast<std::uint32_t>(k);
+        normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
+        normal.lambda = warm ? warm->normal : 0.0;
+        cr.normal = static_cast<std::int32_t>(rows.size());
+        rows.push_back(normal);
+        centre += c.point;
+    }
+    const auto count = static_cast<std::int32_t>(last - patch_begin);
+    centre /= static_cast<double>(count);
+    if (settings.mode != SolverMode::exact || contacts[patch_begin].friction <= 0) return;
+    add_patch_friction(bodies, contacts, patch_begin, last, first_normal, centre, settings);
+}
+
+void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
+                                      std::span<const ContactConstraint> contacts, std::size_t patch_begin,
+                                      std::size_t last, std::int32_t first_normal, const Vec3& centre,
+                                      const SolverSettings& settings) {
+    const ContactConstraint& head = contacts[patch_begin];
+    const auto count = static_cast<std::int32_t>(last - patch_begin);
+    // Tangent basis: along the sliding velocity at the patch centre when sliding (the pyramid is then exact
+    // for the sliding direction), else the previous step's basis so the warm-started impulse keeps its
+    // meaning.
+    const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
+    auto point_velocity = [&](std::uint32_t i) {
+        if (!is_movable(bodies, i)) return Vec3(Vec3::Zero());
+        return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(centre - bodies[i].position));
+    };
+    const Vec3& n = head.normal;
+    Vec3 sliding = point_velocity(head.body_b) - point_velocity(head.body_a);
+    sliding -= sliding.dot(n) * n;
+    const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
+    Vec3 t1, t2;
+    detail::tangent_basis(n, preferred, t1, t2);
+    Vec3 warm_friction = Vec3::Zero();
+    if (warm) {
+        Vec3 w1, w2;
+        detail::tangent_basis(n, warm->t1, w1, w2);
+        warm_friction = warm->tangent1 * w1 + warm->tangent2 * w2;
+    }
+    contact_rows[patch_begin].tangent = static_cast<std::int32_t>(rows.size());
+    auto add_friction = [&](Row f, double mu, double warm_lambda) {
+        f.kind = RowKind::friction;
+        f.mu = mu;
+        f.normal = first_normal;
+        f.normal_count = count;
+        f.source = static_cast<std::uint32_t>(patch_begin);
+        f.lambda = warm_lambda;
+        rows.push_back(f);
+    };
+    for (const Vec3& t : {t1, t2}) {
+        Row f;
+        detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
+        add_friction(f, head.friction, warm_friction.dot(t));
+    }
+    // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of its
+    // points times the normal impulse (a uniform pressure over the patch).
+    double radius = 0;
+    for (std::size_t k = patch_begin; k < last; ++k) radius += (contacts[k].point - centre).norm();
+    radius /= static_cast<double>(count);
+    if (count >= 2 && radius > 0) {
+        Row f;
+        detail::make_twist_row(f, bodies, head.body_a, head.body_b, n);
+        f.lever = radius;
+        add_friction(f, head.friction * radius, warm ? warm->twist : 0.0);
+    }
+}
+
+// Three rows per ball joint (world axes), and the per-joint state of the step.
+void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies,
+                                  std::span<const BallJointConstraint> joints, double dt,
+                                  const SolverSettings& settings) {
+    const bool exact = settings.mode == SolverMode::exact;
     if (joint_cache.size() != 3 * joints.size()) joint_cache.assign(3 * joints.size(), 0.0);
     if (joint_plain_steps.size() != joints.size()) joint_plain_steps.assign(joints.size(), 0);
     if (joint_redundant.size() != joints.size()) joint_redundant.assign(joints.size(), 0);
@@ -267,7 +289,7 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
     joint_levers.resize(joints.size());
     for (std::size_t k = 0; k < joints.size(); ++k) {
         const BallJointConstraint& j = joints[k];
-        if (!is_movable(j.body_a) && !is_movable(j.body_b)) continue;
+        if (!is_movable(bodies, j.body_a) && !is_movable(bodies, j.body_b)) continue;
         const Vec3 pa = j.body_a == kFixedFrame
                             ? j.local_anchor_a
                             : bodies[j.body_a].position + bodies[j.body_a].orientation * j.local_anchor_a;
@@ -278,9 +300,10 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
         // The thesis' target turns any drift into a velocity within one step and leaves the body the energy:
         // a drift beyond max_correction is corrected by that much per step.
         if (!exact && drift.norm() > settings.max_correction) drift *= settings.max_correction / drift.norm();
-        joint_levers[k] = {j.body_a, j.body_b,
-                           is_movable(j.body_a) ? Vec3(pa - bodies[j.body_a].position) : Vec3::Zero(),
-                           is_movable(j.body_b) ? Vec3(pb - bodies[j.body_b].position) : Vec3::Zero()};
+        joint_levers[k] = {
+            j.body_a, j.body_b,
+            is_movable(bodies, j.body_a) ? Vec3(pa - bodies[j.body_a].position) : Vec3::Zero(),
+            is_movable(bodies, j.body_b) ? Vec3(pb - bodies[j.body_b].position) : Vec3::Zero()};
         for (int axis = 0; axis < 3; ++axis) {
             Row r;
             detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
@@ -294,7 +317,6 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
             rows.push_back(r);
         }
     }
-    stats.rows = static_cast<int>(rows.size());
 }
 
 BlcpResult Solver::Impl::solve_island(std::span<Row> island, std::span<SolverBody> bodies,

@@ -114,6 +114,15 @@ struct Solver::Impl {
     std::size_t workspace_bytes() const;
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                     std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
+    // build_rows' parts (solver.cpp): the rows of one contact patch contacts[patch_begin, last), its friction
+    // rows, and the joints' rows.
+    void add_patch_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                        std::size_t patch_begin, std::size_t last, double dt, const SolverSettings& settings);
+    void add_patch_friction(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                            std::size_t patch_begin, std::size_t last, std::int32_t first_normal,
+                            const Vec3& centre, const SolverSettings& settings);
+    void add_joint_rows(std::span<const SolverBody> bodies, std::span<const BallJointConstraint> joints,
+                        double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
     // The phases of solve_exact for one island (solver.cpp): island_rows from the global rows in `order`,
