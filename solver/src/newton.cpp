@@ -102,6 +102,9 @@ class Island {
     void evaluate(const Eigen::VectorXd& u);  // w, impulses, free rows and the gradient at u
     double gradient_velocity() const;         // largest |M^-1 gradient| component, m/s or rad/s
     void factorise();
+    // Calls f(1 / p_i, local body a, local body b, J_a, J_b) for each free row (J of an absent body: zero).
+    template <class F>
+    void for_each_free_row(F&& f) const;
     void solve_step();
     double line_search();
     void build_sparse_pattern();
@@ -329,6 +332,17 @@ void Island::build_sparse_pattern() {
     ws.sparse.analyzePattern(ws.h);
 }
 
+template <class F>
+void Island::for_each_free_row(F&& f) const {
+    const NewtonWorkspace& ws = ws_;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (!ws.free[i]) continue;
+        const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
+        f(1.0 / ws.penalty[i], a, b, a >= 0 ? jacobian_a(rows_[i]) : Vec6::Zero(),
+          b >= 0 ? jacobian_b(rows_[i]) : Vec6::Zero());
+    }
+}
+
 void Island::factorise() {
     NewtonWorkspace& ws = ws_;
     const std::size_t nb = body_count();
@@ -340,19 +354,14 @@ void Island::factorise() {
             ws.dense_h.block<3, 3>(o, o).diagonal().setConstant(ws.mass[k]);
             ws.dense_h.block<3, 3>(o + 3, o + 3) = ws.inertia[k];
         }
-        for (std::size_t i = 0; i < rows_.size(); ++i) {
-            if (!ws.free[i]) continue;
-            const double s = 1.0 / ws.penalty[i];
-            const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
-            const Vec6 ja = a >= 0 ? jacobian_a(rows_[i]) : Vec6::Zero();
-            const Vec6 jb = b >= 0 ? jacobian_b(rows_[i]) : Vec6::Zero();
+        for_each_free_row([&](double s, std::int32_t a, std::int32_t b, const Vec6& ja, const Vec6& jb) {
             if (a >= 0) ws.dense_h.block<6, 6>(6 * a, 6 * a).noalias() += s * ja * ja.transpose();
             if (b >= 0) ws.dense_h.block<6, 6>(6 * b, 6 * b).noalias() += s * jb * jb.transpose();
             if (a >= 0 && b >= 0) {
                 ws.dense_h.block<6, 6>(6 * a, 6 * b).noalias() += s * ja * jb.transpose();
                 ws.dense_h.block<6, 6>(6 * b, 6 * a).noalias() += s * jb * ja.transpose();
             }
-        }
+        });
         ws.dense.compute(ws.dense_h);
     } else {
         build_sparse_pattern();
@@ -369,19 +378,14 @@ void Island::factorise() {
                 for (int r = q; r < 3; ++r) diagonal(p, 3 + r, 3 + q) = ws.inertia[k](r, q);
             }
         }
-        for (std::size_t i = 0; i < rows_.size(); ++i) {
-            if (!ws.free[i]) continue;
-            const double s = 1.0 / ws.penalty[i];
-            const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
-            const Vec6 ja = a >= 0 ? jacobian_a(rows_[i]) : Vec6::Zero();
-            const Vec6 jb = b >= 0 ? jacobian_b(rows_[i]) : Vec6::Zero();
+        for_each_free_row([&](double s, std::int32_t a, std::int32_t b, const Vec6& ja, const Vec6& jb) {
             for (const auto& [body, j] : {std::pair{a, &ja}, std::pair{b, &jb}}) {
                 if (body < 0) continue;
                 const std::int32_t p = ws.position[static_cast<std::size_t>(body)];
                 for (int q = 0; q < 6; ++q)
                     for (int r = q; r < 6; ++r) diagonal(p, r, q) += s * (*j)[r] * (*j)[q];
             }
-            if (a < 0 || b < 0 || a == b) continue;
+            if (a < 0 || b < 0 || a == b) return;
             const std::int32_t pa = ws.position[static_cast<std::size_t>(a)];
             const std::int32_t pb = ws.position[static_cast<std::size_t>(b)];
             // Block (row block R, column block C), R > C: entry (r, q) is s j_R[r] j_C[q].
@@ -396,7 +400,7 @@ void Island::factorise() {
                 const double f = s * jc[q];
                 for (int r = 0; r < 6; ++r) column[r] += f * jr[r];
             }
-        }
+        });
         ws.sparse.factorize(ws.h);
         ws.factor_nonzeros = std::max(
             ws.factor_nonzeros, static_cast<std::size_t>(ws.sparse.matrixL().nestedExpression().nonZeros()));
