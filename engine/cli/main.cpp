@@ -47,6 +47,7 @@ struct Options {
     bool duration_given = false;
     bool dt_given = false;
     std::vector<std::string> sets;
+    int threads = 0;  // --threads, 0 when not given (the scene's /solver/threads)
     bool quiet = false;
     bool verbose = false;
     // domino
@@ -154,7 +155,9 @@ std::optional<simpulse::SceneDesc> read_scene(const Options& options) {
         spdlog::error("{}", scene.error().message);
         return std::nullopt;
     }
-    return std::move(scene).value();
+    simpulse::SceneDesc desc = std::move(scene).value();
+    if (options.threads > 0) desc.settings.solver.threads = options.threads;
+    return desc;
 }
 
 void log_scene(const simpulse::SceneDesc& scene) {
@@ -426,6 +429,13 @@ int main(int argc, char** argv) {
     domino_cmd->add_option("--svg", options.svg, "Write the chain-time plot (SVG) to this file")
         ->type_name("FILE")
         ->needs(sweep);
+
+    run_cmd
+        ->add_option("--threads", options.threads,
+                     "Threads that solve a step's islands in parallel (the result is the same for any count; "
+                     "overrides the scene's /solver/threads)")
+        ->check(CLI::Range(1, 256))
+        ->type_name("N");
 
     for (CLI::App* cmd : {run_cmd, validate_cmd, domino_cmd}) {
         cmd->add_option(

@@ -200,11 +200,26 @@ class SceneParser {
         SolverSettings& s = scene_.settings.solver;
         for_each_member(
             node,
-            {"mode", "restitution_threshold", "direct_max_rows", "direct_first_max_rows", "dense_max_rows",
-             "max_active_set_iterations", "iterative_tolerance", "iterative_accept", "max_iterations",
-             "warm_start", "tolerance", "newton_max_factorizations", "newton_max_bodies", "penetration_slop",
-             "penetration_correction", "max_correction", "joint_tolerance", "max_projection_iterations",
-             "recheck_iterations"},
+            {"mode",
+             "restitution_threshold",
+             "direct_max_rows",
+             "direct_first_max_rows",
+             "dense_max_rows",
+             "max_active_set_iterations",
+             "iterative_tolerance",
+             "iterative_accept",
+             "max_iterations",
+             "warm_start",
+             "tolerance",
+             "newton_max_factorizations",
+             "newton_max_bodies",
+             "penetration_slop",
+             "penetration_correction",
+             "max_correction",
+             "joint_tolerance",
+             "max_projection_iterations",
+             "recheck_iterations",
+             "threads"},
             [&](std::string_view key, const Node& v) {
                 const auto count = [&](long long min, std::string_view what) {
                     return static_cast<int>(read_integer(v, min, kMaxInt, what));
@@ -250,6 +265,8 @@ class SceneParser {
                     s.max_projection_iterations = count(1, "a positive integer");
                 } else if (key == "recheck_iterations") {
                     s.recheck_iterations = count(0, "a non-negative integer");
+                } else if (key == "threads") {
+                    s.threads = static_cast<int>(read_integer(v, 1, 256, "a whole number from 1 to 256"));
                 }
             });
     }

@@ -94,6 +94,8 @@ std::optional<SettingProblem> find_setting_problem(const WorldSettings& s) {
     c.positive("solver.joint_tolerance", v.joint_tolerance);
     c.in_range("solver.max_projection_iterations", v.max_projection_iterations, 1, kMaxIterations);
     c.in_range("solver.recheck_iterations", v.recheck_iterations, 0, kMaxRechecks);
+    // More threads than islands or cores only wait; 256 catches a mistyped count before it spawns threads.
+    c.in_range("solver.threads", v.threads, 1, 256);
     c.non_negative("contact_margin", s.contact_margin);
     c.non_negative("manifold_reuse_distance", s.manifold_reuse_distance);
     c.non_negative("aabb_margin", s.aabb_margin);

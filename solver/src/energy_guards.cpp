@@ -31,8 +31,8 @@ using detail::RowKind;
 // only joint rows (lambda target, their curvature) can add energy; a solve that leaves row i off its
 // conditions by r_i (its residual) adds at most |lambda_i| r_i more. Anything beyond (round-off allowed) is a
 // wrong answer.
-bool Solver::Impl::inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
-                                       std::span<const SolverBody> bodies, double residual) const {
+bool detail::IslandWorker::inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
+                                               std::span<const SolverBody> bodies, double residual) const {
     double change = 0, allowed = 0, scale = 0;
     for (std::size_t i = 0; i < island.size(); ++i) {
         const Row& r = island[i];
@@ -47,7 +47,8 @@ bool Solver::Impl::inelastic_energy_ok(std::span<const Row> island, std::span<co
     return change <= allowed + 1e-9 * scale;  // false for a non-finite change
 }
 
-void Solver::Impl::collect_guard_bodies(std::span<const Row> island, std::span<const SolverBody> bodies) {
+void detail::IslandWorker::collect_guard_bodies(std::span<const Row> island,
+                                                std::span<const SolverBody> bodies) {
     guard_bodies.clear();
     for (const Row& r : island)
         for (const std::uint32_t b : {r.a, r.b})
@@ -59,14 +60,14 @@ void Solver::Impl::collect_guard_bodies(std::span<const Row> island, std::span<c
     save_guard_velocities(bodies);
 }
 
-void Solver::Impl::save_guard_velocities(std::span<const SolverBody> bodies) {
+void detail::IslandWorker::save_guard_velocities(std::span<const SolverBody> bodies) {
     for (std::size_t k = 0; k < guard_bodies.size(); ++k) {
         guard_velocity[k] = bodies[guard_bodies[k]].velocity;
         guard_angular_velocity[k] = bodies[guard_bodies[k]].angular_velocity;
     }
 }
 
-double Solver::Impl::guard_kinetic_energy(std::span<const SolverBody> bodies) const {
+double detail::IslandWorker::guard_kinetic_energy(std::span<const SolverBody> bodies) const {
     double energy = 0;
     for (const std::uint32_t i : guard_bodies) {
         const SolverBody& b = bodies[i];
@@ -79,8 +80,8 @@ double Solver::Impl::guard_kinetic_energy(std::span<const SolverBody> bodies) co
 // An inelastic answer that raises the island's energy (or is not finite) is wrong, whatever its residual
 // says. It is solved again by the iterative method from zero impulses; if that fails too, the island gets no
 // impulses this step (the position projection still separates it).
-void Solver::Impl::guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved,
-                                         BlcpResult& phase_1, const SolverSettings& settings) {
+void detail::IslandWorker::guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved,
+                                                 BlcpResult& phase_1, const SolverSettings& settings) {
     if (inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) return;
     ++stats.inelastic_energy_guards;
     remove_island_impulses(bodies);
@@ -95,7 +96,7 @@ void Solver::Impl::guard_inelastic_phase(std::span<SolverBody> bodies, bool rest
     if (!inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) remove_island_impulses(bodies);
 }
 
-void Solver::Impl::remove_island_impulses(std::span<SolverBody> bodies) {
+void detail::IslandWorker::remove_island_impulses(std::span<SolverBody> bodies) {
     for (Row& r : island_rows) {
         if (std::isfinite(r.lambda)) detail::apply_row_impulse(r, -r.lambda, bodies);
         r.lambda = 0;
@@ -110,7 +111,7 @@ void Solver::Impl::remove_island_impulses(std::span<SolverBody> bodies) {
 // cylinder at e = 1, +3 %). Both velocity sets, after phase 1 (v1, saved) and now (v2), meet every row's
 // condition, and so does every mix v1 + s (v2 - v1), 0 <= s <= 1, which also keeps the momenta: s is the
 // largest for which the energy stays within the limit.
-void Solver::Impl::limit_restitution_energy(std::span<SolverBody> bodies, double limit) {
+void detail::IslandWorker::limit_restitution_energy(std::span<SolverBody> bodies, double limit) {
     const double energy = guard_kinetic_energy(bodies);
     if (energy <= limit) return;
     ++stats.restitution_energy_guards;

@@ -38,8 +38,8 @@ using detail::RowKind;
 // velocity solve the first half of SHAKE/RATTLE (the anchors end the step together to third order), which
 // keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
 // which the caller checks (solve_exact).
-bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                                     double tolerance) {
+bool detail::IslandWorker::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies,
+                                             double dt, double tolerance) {
     // The targets are compared with the curvature targets of the previous call on this island (or, on the
     // first, with the rows' targets), not with targets made reachable since: the fit is a property of the
     // curvature alone.
@@ -73,7 +73,7 @@ bool Solver::Impl::set_joint_targets(std::span<Row> island, std::span<const Solv
     return misfit;
 }
 
-bool Solver::Impl::mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count) {
+bool detail::IslandWorker::mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count) {
     // The joint graph: one node per body a joint touches and one for the ground (static bodies and the fixed
     // frame), one edge per joint (its three rows are consecutive).
     const auto ground = static_cast<std::uint32_t>(body_count);
@@ -143,8 +143,8 @@ bool Solver::Impl::mark_joints_on_cycles(std::span<const Row> island, std::size_
     return std::find(edge_on_cycle.begin(), edge_on_cycle.end(), 1) != edge_on_cycle.end();
 }
 
-bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island,
-                                                std::span<const double> row_velocities) {
+bool detail::IslandWorker::make_joint_targets_reachable(std::span<Row> island,
+                                                        std::span<const double> row_velocities) {
     // The rows of joints on cycles (mark_joints_on_cycles): a bridge's rows can always be met by moving the
     // part of the island beyond it, so only the cycles' rows decide what is reachable.
     joint_row_index.clear();
@@ -184,8 +184,8 @@ bool Solver::Impl::make_joint_targets_reachable(std::span<Row> island,
     return true;
 }
 
-double Solver::Impl::joint_target_miss(std::span<const Row> island,
-                                       std::span<const SolverBody> bodies) const {
+double detail::IslandWorker::joint_target_miss(std::span<const Row> island,
+                                               std::span<const SolverBody> bodies) const {
     double miss = 0;
     for (const Row& r : island)
         if (r.kind == RowKind::joint)

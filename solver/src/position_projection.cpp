@@ -40,6 +40,10 @@ double joint_merit(std::span<const SolverBody> bodies, std::span<const BallJoint
 
 void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                            std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+    detail::IslandWorker& scratch = *workers.front();  // the projection runs on one thread
+    std::vector<detail::Row>& island_rows = scratch.island_rows;
+    std::vector<double>& approach = scratch.approach;
+    detail::BlcpWorkspace& workspace = scratch.workspace;
     auto is_movable = [&](std::uint32_t i) {
         return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
     };

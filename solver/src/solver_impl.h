@@ -1,5 +1,5 @@
-// Internal state of the Solver: row buffers, islands, the warm-start cache and the scratch of the BLCP
-// solvers.
+// Internal state of the Solver: the step's rows, islands and warm-start caches (Solver::Impl), and the
+// island workers that solve islands, one per thread, each with its own scratch and statistics.
 #pragma once
 
 #include "blcp.h"
@@ -8,6 +8,7 @@
 
 #include <simpulse/solver/solver.h>
 
+#include <memory>
 #include <vector>
 
 namespace simpulse::detail {
@@ -54,39 +55,41 @@ struct IslandPass {
     double energy_before_impact = 0;  // kinetic energy of the island's bodies before the solve (may_bounce)
     BlcpResult phase_1;
 };
-}  // namespace simpulse::detail
 
-namespace simpulse {
+// Solves islands of the exact mode through the phases of solve_exact. Every island touches only its own rows,
+// contacts, joints and movable bodies, so workers on different threads solve different islands at once; a
+// worker's scratch carries nothing from one island to the next that changes an answer, so the results do not
+// depend on which worker (or how many) solved an island. The references are the Solver's shared per-row,
+// per-contact and per-joint arrays; a worker writes only the entries of its island.
+struct IslandWorker {
+    IslandWorker(std::vector<Row>& rows_, std::vector<ContactRows>& contact_rows_,
+                 std::vector<std::int32_t>& local_index_, const std::vector<JointLevers>& joint_levers_,
+                 std::vector<std::uint8_t>& joint_plain_steps_, std::vector<std::uint8_t>& joint_redundant_)
+        : rows(rows_),
+          contact_rows(contact_rows_),
+          local_index(local_index_),
+          joint_levers(joint_levers_),
+          joint_plain_steps(joint_plain_steps_),
+          joint_redundant(joint_redundant_) {}
 
-struct Solver::Impl {
-    SolverStats stats;
-    std::vector<detail::Row> rows;  // all rows of the step, global order
-    std::vector<detail::ContactRows> contact_rows;
-    std::vector<detail::Row> island_rows;   // rows of the island being solved, contiguous
-    std::vector<std::int32_t> local_index;  // global row -> index within its island
-    std::vector<double> approach;           // pre-solve w of the island's rows
-    std::vector<double> polish_lambda;      // iterative impulses of a mid-size island (try_iterative_first)
-    std::vector<detail::Row> recheck_rows;
-    std::vector<detail::Row> frictions;  // thesis mode: sliding friction impulses of a round
-    std::vector<std::uint32_t> recheck_source;
-    detail::IslandBuilder islands;
-    detail::BlcpWorkspace workspace;
-    detail::NewtonWorkspace newton;
-    std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
-    std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
-    std::vector<detail::WarmStart> next_cache;
-    bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
-    std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
-    std::vector<double> joint_cache;                // joint row impulses of the previous step
-    std::vector<double> joint_cache_before;         // joint_cache before the last solve (discard_last_solve)
+    std::vector<Row>& rows;  // all rows of the step, global order
+    std::vector<ContactRows>& contact_rows;
+    std::vector<std::int32_t>& local_index;  // global row -> index within its island
+    const std::vector<JointLevers>& joint_levers;
     // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
-    // spins the solve left (exact mode; set_joint_targets).
-    std::vector<std::uint8_t> joint_plain_steps;
-    std::vector<std::uint8_t> joint_plain_steps_before;
+    // spins the solve left (set_joint_targets).
+    std::vector<std::uint8_t>& joint_plain_steps;
     // Per joint: its rows were redundant with others' (a hinge of two ball joints) when its island's targets
     // were last made reachable; such islands get reachable targets from the start of a step.
-    std::vector<std::uint8_t> joint_redundant;
-    std::vector<std::uint8_t> joint_redundant_before;
+    std::vector<std::uint8_t>& joint_redundant;
+
+    SolverStats stats;                  // of the islands this worker solved in this step (Impl sums them)
+    std::vector<Row> island_rows;       // rows of the island being solved, contiguous
+    std::vector<double> approach;       // pre-solve w of the island's rows
+    std::vector<double> polish_lambda;  // iterative impulses of a mid-size island (try_iterative_first)
+    std::vector<Row> recheck_rows;
+    BlcpWorkspace workspace;
+    NewtonWorkspace newton;
     std::vector<double> raw_targets;  // set_joint_targets: the island's curvature targets
     // mark_joints_on_cycles: the island's joint graph (one edge per joint) and its bridges.
     std::vector<std::uint32_t> cycle_edge_rows;  // first island row of each edge's joint
@@ -106,10 +109,122 @@ struct Solver::Impl {
     // Energy safeguards of solve_exact: the island's bodies (each once) and their velocities after phase 1.
     std::vector<std::uint32_t> guard_bodies;
     std::vector<Vec3> guard_velocity, guard_angular_velocity;
+
+    std::size_t workspace_bytes() const;  // workspace_memory.cpp
+    // One island of solve_exact: the global rows order[begin, end) through all phases; their impulses go back
+    // to `rows` (the next step's warm start).
+    void solve(std::span<const std::uint32_t> order, std::uint32_t begin, std::uint32_t end,
+               std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
+               const SolverSettings& settings);
+
+    // The phases of solve for one island (solver.cpp): island_rows from the global rows in `order`, then the
+    // IslandPass through the inelastic, restitution and joint-target phases.
+    void gather_island(std::span<const std::uint32_t> order, std::uint32_t begin, std::uint32_t end);
+    IslandPass prepare_island(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                              double dt, const SolverSettings& settings);
+    bool island_is_cyclic(IslandPass& pass, std::size_t body_count);
+    void inelastic_phase(IslandPass& pass, std::span<SolverBody> bodies, const SolverSettings& settings);
+    void undo_inelastic_phase(IslandPass& pass, std::span<SolverBody> bodies);
+    void restitution_phase(IslandPass& pass, std::span<SolverBody> bodies,
+                           std::span<const ContactConstraint> contacts, double dt,
+                           const SolverSettings& settings);
+    bool solve_joints_again(std::span<SolverBody> bodies, const SolverSettings& settings);
+    void fit_joint_targets(IslandPass& pass, std::span<SolverBody> bodies, double dt,
+                           const SolverSettings& settings);
+    // Phase 2 of solve_exact for island_rows: restitution and re-checks (solver.cpp). True if any contact
+    // restituted; adds to `allowance` what that may add to the energy before the impact.
+    bool restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
+                   const SolverSettings& settings, double phase_1_residual, double& allowance);
+    // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
+    // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
+    // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
+    bool set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
+                           double tolerance);
+    // Finds the island's joints that lie on a cycle of the graph of bodies and the ground (all static bodies
+    // and the fixed frame are one node; two joints between the same bodies form a cycle): only their rows can
+    // be redundant. True if there are any. Fills edge_on_cycle for make_joint_targets_reachable.
+    bool mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count);
+    // Removes the part of the island's joint rows' right-hand sides (target - J v, with J v from
+    // `row_velocities`, the velocities the next solve starts from) that no impulse can produce (redundant
+    // rows: the two ball joints of a hinge both fix the motion along its axis): rhs <- A A^+ rhs over the
+    // rows of the joints on cycles (mark_joints_on_cycles, called before for this island), A = J M^-1 J^T,
+    // whose range is the range of J. Records in joint_redundant whether the rows were redundant; true if they
+    // were (the targets changed).
+    bool make_joint_targets_reachable(std::span<Row> island, std::span<const double> row_velocities);
+    // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
+    // top of the velocities the island has now.
+    void rows_to_solve_again();
+    // Largest distance of a joint row's velocity from its target, m/s.
+    double joint_target_miss(std::span<const Row> island, std::span<const SolverBody> bodies) const;
+    // Solves an island's BLCP by the direct method when small enough, else iteratively; polishes with the
+    // iterative method if the active set does not settle.
+    bool try_iterative_first(std::span<Row> island, std::span<SolverBody> bodies,
+                             const SolverSettings& settings, BlcpResult& result);
+    BlcpResult solve_island(std::span<Row> island, std::span<SolverBody> bodies,
+                            const SolverSettings& settings);
+    // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'
+    // lambda, already applied) are finite and raise its kinetic energy, 1/2 sum lambda_i (q_i + w_i) with q
+    // the row velocities before the solve, by no more than a solution of the complementarity problem can (the
+    // joints' targets) plus what its residual allows.
+    bool inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
+                             std::span<const SolverBody> bodies, double residual) const;
+    // Re-solves island_rows (phase 1, started from `approach`) if its answer fails inelastic_energy_ok; with
+    // `restore_saved`, from the velocities collect_guard_bodies saved.
+    void guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved, BlcpResult& phase_1,
+                               const SolverSettings& settings);
+    void remove_island_impulses(std::span<SolverBody> bodies);  // of island_rows; lambda = 0
+    // Collects the island's bodies and saves their velocities; save_guard_velocities saves them again.
+    void collect_guard_bodies(std::span<const Row> island, std::span<const SolverBody> bodies);
+    void save_guard_velocities(std::span<const SolverBody> bodies);
+    double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard_bodies
+    // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
+    // most `limit`.
+    void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
+    void record(const BlcpResult& result, bool direct, const SolverSettings& settings);
+    // Islands above direct_max_rows: the iterative method, then the Newton method where it ends above
+    // iterative_tolerance.
+    BlcpResult solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
+                                  const SolverSettings& settings);
+};
+}  // namespace simpulse::detail
+
+namespace simpulse {
+
+struct Solver::Impl {
+    SolverStats stats;
+    std::vector<detail::Row> rows;  // all rows of the step, global order
+    std::vector<detail::ContactRows> contact_rows;
+    std::vector<std::int32_t> local_index;  // global row -> index within its island
+    std::vector<detail::Row> frictions;     // thesis mode: sliding friction impulses of a round
+    std::vector<std::uint32_t> recheck_source;
+    detail::IslandBuilder islands;
+    std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
+    std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
+    std::vector<detail::WarmStart> next_cache;
+    bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
+    std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
+    std::vector<double> joint_cache;                // joint row impulses of the previous step
+    std::vector<double> joint_cache_before;         // joint_cache before the last solve (discard_last_solve)
+    // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
+    // spins the solve left (exact mode; set_joint_targets).
+    std::vector<std::uint8_t> joint_plain_steps;
+    std::vector<std::uint8_t> joint_plain_steps_before;
+    // Per joint: its rows were redundant with others' (a hinge of two ball joints) when its island's targets
+    // were last made reachable; such islands get reachable targets from the start of a step.
+    std::vector<std::uint8_t> joint_redundant;
+    std::vector<std::uint8_t> joint_redundant_before;
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
+    // One island worker per thread of the last parallel solve (at least one). The thesis mode and the
+    // position projection, which run on one thread, borrow the first worker's row and BLCP scratch.
+    std::vector<std::unique_ptr<detail::IslandWorker>> workers;
+    std::vector<std::uint32_t> island_schedule;  // islands, largest first, for the parallel solve
 
+    Impl();
+    Impl(const Impl&) = delete;  // the workers refer to the arrays above
+    Impl& operator=(const Impl&) = delete;
+    void add_worker();
     // Bytes held by the buffers, scratch and factorisations above (workspace_memory.cpp).
     std::size_t workspace_bytes() const;
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -125,83 +240,13 @@ struct Solver::Impl {
                         double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
-    // The phases of solve_exact for one island (solver.cpp): island_rows from the global rows in `order`,
-    // then the IslandPass through the inelastic, restitution and joint-target phases.
-    void gather_island(std::span<const std::uint32_t> order, std::uint32_t begin, std::uint32_t end);
-    detail::IslandPass prepare_island(std::span<const SolverBody> bodies,
-                                      std::span<const ContactConstraint> contacts, double dt,
-                                      const SolverSettings& settings);
-    bool island_is_cyclic(detail::IslandPass& pass, std::size_t body_count);
-    void inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
-                         const SolverSettings& settings);
-    void undo_inelastic_phase(detail::IslandPass& pass, std::span<SolverBody> bodies);
-    void restitution_phase(detail::IslandPass& pass, std::span<SolverBody> bodies,
-                           std::span<const ContactConstraint> contacts, double dt,
-                           const SolverSettings& settings);
-    bool solve_joints_again(std::span<SolverBody> bodies, const SolverSettings& settings);
-    void fit_joint_targets(detail::IslandPass& pass, std::span<SolverBody> bodies, double dt,
-                           const SolverSettings& settings);
-    // Phase 2 of solve_exact for island_rows: restitution and re-checks (solver.cpp). True if any contact
-    // restituted; adds to `allowance` what that may add to the energy before the impact.
-    bool restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
-                   const SolverSettings& settings, double phase_1_residual, double& allowance);
     // The next step's warm starts from the rows' impulses (cache, joint_cache).
     void store_warm_starts(std::span<const ContactConstraint> contacts);
-    // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
-    // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
-    // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
-    bool set_joint_targets(std::span<detail::Row> island, std::span<const SolverBody> bodies, double dt,
-                           double tolerance);
-    // Finds the island's joints that lie on a cycle of the graph of bodies and the ground (all static bodies
-    // and the fixed frame are one node; two joints between the same bodies form a cycle): only their rows can
-    // be redundant. True if there are any. Fills edge_on_cycle for make_joint_targets_reachable.
-    bool mark_joints_on_cycles(std::span<const detail::Row> island, std::size_t body_count);
-    // Removes the part of the island's joint rows' right-hand sides (target - J v, with J v from
-    // `row_velocities`, the velocities the next solve starts from) that no impulse can produce (redundant
-    // rows: the two ball joints of a hinge both fix the motion along its axis): rhs <- A A^+ rhs over the
-    // rows of the joints on cycles (mark_joints_on_cycles, called before for this island), A = J M^-1 J^T,
-    // whose range is the range of J. Records in joint_redundant whether the rows were redundant; true if they
-    // were (the targets changed).
-    bool make_joint_targets_reachable(std::span<detail::Row> island, std::span<const double> row_velocities);
-    // recheck_rows = the island's normal and joint rows with lambda 0 (friction left out): a further solve on
-    // top of the velocities the island has now.
-    void rows_to_solve_again();
-    // Largest distance of a joint row's velocity from its target, m/s.
-    double joint_target_miss(std::span<const detail::Row> island, std::span<const SolverBody> bodies) const;
     void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                       std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                  std::span<const BallJointConstraint> joints, const SolverSettings& settings);
-    // Solves an island's BLCP by the direct method when small enough, else iteratively; polishes with the
-    // iterative method if the active set does not settle.
-    bool try_iterative_first(std::span<detail::Row> island, std::span<SolverBody> bodies,
-                             const SolverSettings& settings, detail::BlcpResult& result);
-    detail::BlcpResult solve_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
-                                    const SolverSettings& settings);
-    // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'
-    // lambda, already applied) are finite and raise its kinetic energy, 1/2 sum lambda_i (q_i + w_i) with q
-    // the row velocities before the solve, by no more than a solution of the complementarity problem can (the
-    // joints' targets) plus what its residual allows.
-    bool inelastic_energy_ok(std::span<const detail::Row> island, std::span<const double> before,
-                             std::span<const SolverBody> bodies, double residual) const;
-    // Re-solves island_rows (phase 1, started from `approach`) if its answer fails inelastic_energy_ok; with
-    // `restore_saved`, from the velocities collect_guard_bodies saved.
-    void guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved, detail::BlcpResult& phase_1,
-                               const SolverSettings& settings);
-    void remove_island_impulses(std::span<SolverBody> bodies);  // of island_rows; lambda = 0
-    // Collects the island's bodies and saves their velocities; save_guard_velocities saves them again.
-    void collect_guard_bodies(std::span<const detail::Row> island, std::span<const SolverBody> bodies);
-    void save_guard_velocities(std::span<const SolverBody> bodies);
-    double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard_bodies
-    // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
-    // most `limit`.
-    void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
-    void record(const detail::BlcpResult& result, bool direct, const SolverSettings& settings);
-    // Islands above direct_max_rows: the iterative method, then the Newton method where it ends above
-    // iterative_tolerance.
-    detail::BlcpResult solve_large_island(std::span<detail::Row> island, std::span<SolverBody> bodies,
-                                          const SolverSettings& settings);
 };
 
 }  // namespace simpulse

@@ -26,6 +26,9 @@ using detail::RowKind;
 void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                                 std::span<const BallJointConstraint> joints, double dt,
                                 const SolverSettings& settings) {
+    detail::IslandWorker& scratch = *workers.front();  // the thesis mode solves on one thread
+    std::vector<detail::Row>& island_rows = scratch.island_rows;
+    detail::BlcpWorkspace& workspace = scratch.workspace;
     build_rows(bodies, contacts, joints, dt, settings);
     // Separated (speculative) points are not contacts in the thesis' sense.
     std::erase_if(rows,

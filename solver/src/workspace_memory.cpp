@@ -53,12 +53,20 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
 
 }  // namespace
 
+std::size_t detail::IslandWorker::workspace_bytes() const {
+    return bytes(island_rows) + bytes(approach) + bytes(polish_lambda) + bytes(recheck_rows) +
+           blcp_bytes(workspace) + newton_bytes(newton) + bytes(raw_targets) + bytes(joint_coupling) +
+           bytes(current_row_velocities) + bytes(phase_1_lambda) + bytes(guard_bodies) +
+           bytes(guard_velocity) + bytes(guard_angular_velocity);
+}
+
 std::size_t Solver::Impl::workspace_bytes() const {
-    return bytes(rows) + bytes(contact_rows) + bytes(island_rows) + bytes(local_index) + bytes(approach) +
-           bytes(polish_lambda) + bytes(recheck_rows) + bytes(frictions) + bytes(recheck_source) +
-           blcp_bytes(workspace) + newton_bytes(newton) + bytes(contact_impulse) + bytes(cache) +
-           bytes(next_cache) + bytes(joint_levers) + bytes(joint_cache) + bytes(joint_cache_before) +
-           bytes(joint_coupling) + bytes(phase_1_lambda) + bytes(scratch_bodies);
+    std::size_t total = bytes(rows) + bytes(contact_rows) + bytes(local_index) + bytes(frictions) +
+                        bytes(recheck_source) + bytes(contact_impulse) + bytes(cache) + bytes(next_cache) +
+                        bytes(joint_levers) + bytes(joint_cache) + bytes(joint_cache_before) +
+                        bytes(scratch_bodies) + bytes(island_schedule);
+    for (const auto& worker : workers) total += worker->workspace_bytes();
+    return total;
 }
 
 }  // namespace simpulse

@@ -283,6 +283,106 @@ TEST(ContactDynamics, EveryIslandSolveMeetsTheToleranceInAStackAPyramidAndAHeap)
     }
 }
 
+// Islands solved on several threads give the same bits as on one: six separate groups (landing heaps of
+// tilted boxes, among them islands the Newton method solves; bouncing spheres at e = 0.5; ball-joint chains
+// swinging into boxes) each form their own islands, and every body's state is compared exactly after every
+// step for 1, 2 and 3 threads.
+TEST(ContactDynamics, IslandsSolvedOnTwoThreadsMatchOneThreadBitForBit) {
+    struct State {
+        std::vector<Vec3> position, velocity, angular_velocity;
+        std::vector<Quat> orientation;
+        bool operator==(const State& o) const {
+            auto same_quats = [](const std::vector<Quat>& a, const std::vector<Quat>& b) {
+                for (std::size_t i = 0; i < a.size(); ++i)
+                    if (a[i].coeffs() != b[i].coeffs()) return false;
+                return a.size() == b.size();
+            };
+            return position == o.position && velocity == o.velocity &&
+                   angular_velocity == o.angular_velocity && same_quats(orientation, o.orientation);
+        }
+    };
+    constexpr int kSteps = 80;
+    auto run = [&](int threads, int& parallel_steps, int& newton_islands) {
+        WorldSettings settings = settings_for(SolverMode::exact);
+        settings.solver.threads = threads;
+        settings.solver.iterative_tolerance = settings.solver.tolerance;  // the heaps go to the Newton method
+        settings.solver.iterative_accept = 0;
+        DynamicsWorld w(settings);
+        w.materials().set(0, Material{0.6, 0, 1000});
+        const MaterialId bouncy = w.materials().add(Material{0.3, 0.5, 1000});
+        add_ground(w);
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        std::vector<BodyId> bodies;
+        auto add = [&](ShapePtr shape, const Vec3& position, MaterialId material) {
+            BodyDesc d;
+            d.shape = std::move(shape);
+            d.material = material;
+            const double axis = 2 * kPi * unit(rng), tilt = kPi / 18 * unit(rng);
+            d.pose = Pose{position, Quat(Eigen::AngleAxisd(tilt, Vec3(std::cos(axis), std::sin(axis), 0)))};
+            bodies.push_back(w.create_body(d));
+            return bodies.back();
+        };
+        for (int group = 0; group < 6; ++group) {
+            const Vec3 origin(12.0 * (group % 3), 12.0 * (group / 3), 0);
+            if (group % 3 == 0) {  // a heap: 12 boxes (an island for the Newton method) or 8
+                const int side = 2, layers = group == 0 ? 3 : 2;
+                for (int i = 0; i < side * side * layers; ++i) {
+                    const int layer = i / (side * side);  // odd layers shifted: each box lands on four
+                    add(make_box(Vec3(0.5, 0.5, 0.5)),
+                        origin + Vec3(1.2 * (i % side) + 0.6 * (layer % 2),
+                                      1.2 * (i / side % side) + 0.6 * (layer % 2), 0.8 + 1.4 * layer),
+                        0);
+                }
+            } else if (group % 3 == 1) {  // spheres dropped in a column onto a box: bounces at e = 0.5
+                add(make_box(Vec3(1, 1, 0.25)), origin + Vec3(0, 0, 0.3), bouncy);
+                for (int i = 0; i < 4; ++i)
+                    add(make_sphere(0.3), origin + Vec3(0.05 * i, 0, 1.2 + 0.8 * i), bouncy);
+            } else {  // a chain of three spheres on ball joints, released sideways into a box
+                add(make_box(Vec3(0.4, 0.4, 0.4)), origin + Vec3(0.6, 0, 0.45), 0);
+                BodyId previous;
+                for (int i = 0; i < 3; ++i) {
+                    const BodyId link = add(make_sphere(0.2), origin + Vec3(-2.0 + 0.5 * i, 0, 3.0), bouncy);
+                    BallJointDesc j;
+                    j.body_a = link;
+                    if (i > 0) j.body_b = previous;
+                    j.anchor = origin + Vec3(-2.25 + 0.5 * i, 0, 3.0);
+                    w.add_ball_joint(j);
+                    previous = link;
+                }
+            }
+        }
+        std::vector<State> states;
+        for (int step = 0; step < kSteps; ++step) {
+            EXPECT_TRUE(w.step(1.0 / 60).ok) << threads << " threads, step " << step;
+            parallel_steps += w.solver_stats().islands >= 2;
+            newton_islands += w.solver_stats().newton_islands;
+            State s;
+            for (BodyId id : bodies) {
+                const Body& b = w.body(id);
+                s.position.push_back(b.com_position);
+                s.orientation.push_back(b.orientation);
+                s.velocity.push_back(b.velocity);
+                s.angular_velocity.push_back(b.angular_velocity);
+            }
+            states.push_back(std::move(s));
+        }
+        return states;
+    };
+    int parallel_steps = 0, newton_islands = 0;
+    const std::vector<State> one = run(1, parallel_steps, newton_islands);
+    EXPECT_GT(parallel_steps, kSteps / 2) << "the groups should form several islands most steps";
+    EXPECT_GT(newton_islands, 0) << "no island went to the Newton method";
+    for (int threads : {2, 3}) {
+        int unused_steps = 0, unused_newton = 0;
+        const std::vector<State> many = run(threads, unused_steps, unused_newton);
+        ASSERT_EQ(many.size(), one.size());
+        for (std::size_t step = 0; step < one.size(); ++step)
+            ASSERT_TRUE(many[step] == one[step])
+                << threads << " threads: the state differs from one thread's at step " << step;
+    }
+}
+
 // Simple pendulum: a small ball on a massless... rod approximated by a ball joint to the world; period of a
 // physical pendulum T = 2 pi sqrt(I_pivot / (m g L)) at small amplitude (the ball's own inertia included).
 TEST_P(BothModes, BallJointPendulumPeriod) {

@@ -177,6 +177,39 @@ TEST(SceneRun, DtAndDurationFlagsOverrideTheScene) {
     EXPECT_NEAR(r["time"].get<double>(), 0.5, 1e-15);
 }
 
+// --threads changes who solves the islands, never the answer: the result of two separate stacks and a
+// bouncing ball is the same file with 1 and 2 threads (but for the wall time); a count outside 1..256 is
+// refused.
+TEST(SceneRun, ThreadsFlagGivesTheSameResult) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"dt": 0.01, "duration": 1.0,
+        "materials": {"default": {"friction": 0.5, "restitution": 0.3}},
+        "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
+                   {"name": "a1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0, 0, 0.6]},
+                   {"name": "a2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.1, 0, 1.7]},
+                   {"name": "a3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.2, 0, 2.8]},
+                   {"name": "b1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0, 0.6]},
+                   {"name": "b2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0.1, 1.7]},
+                   {"name": "c1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 0.6]},
+                   {"name": "c2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0.1, 1.7]},
+                   {"name": "c3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 2.8]},
+                   {"name": "d1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 0.6]},
+                   {"name": "d2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0.1, 1.7]},
+                   {"name": "d3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 2.8]},
+                   {"name": "ball", "shape": {"type": "sphere", "radius": 0.3}, "position": [-5, 0, 2]}]})");
+    json results[2];
+    for (int threads : {1, 2}) {
+        results[threads - 1] =
+            run_ok(dir, {"s.json", "--out", "r.json", "--threads", std::to_string(threads)});
+        results[threads - 1].erase("wall_s");
+        results[threads - 1]["solver"].erase("workspace_bytes");  // one worker's scratch per thread
+    }
+    EXPECT_EQ(results[0], results[1]);
+    const CliResult bad = run_cli({"run", "s.json", "--threads", "0"}, dir);
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("--threads"), std::string::npos) << bad.err;
+}
+
 // A ball starting in contact with the floor, thrown up: contact_begin in the first step (it overlaps),
 // contact_end when it has left, contact_begin again when it lands (restitution 0), in time order, named in
 // scene order (a before b), at the end time of a step.

@@ -136,7 +136,7 @@ TEST(SceneValidation, UnknownSolverKey) {
               "warm_start, tolerance, newton_max_factorizations, newton_max_bodies, penetration_slop, "
               "penetration_correction, "
               "max_correction, joint_tolerance, "
-              "max_projection_iterations, recheck_iterations");
+              "max_projection_iterations, recheck_iterations, threads");
 }
 
 TEST(SceneValidation, UnknownKeysInNestedObjects) {
@@ -312,6 +312,10 @@ TEST(SceneValidation, SolverAndCollisionOptions) {
               "scene.json: /solver/iterative_accept: expected a non-negative number, got -1");
     EXPECT_EQ(scene_error(R"({"solver": {"newton_max_bodies": -1}})"),
               "scene.json: /solver/newton_max_bodies: expected a non-negative integer, got -1");
+    EXPECT_EQ(scene_error(R"({"solver": {"threads": 0}})"),
+              "scene.json: /solver/threads: expected a whole number from 1 to 256, got 0");
+    EXPECT_EQ(scene_error(R"({"solver": {"threads": 1.5}})"),
+              "scene.json: /solver/threads: expected a whole number from 1 to 256, got 1.5");
     EXPECT_EQ(scene_error(R"({"solver": {"newton_max_factorizations": 0}})"),
               "scene.json: /solver/newton_max_factorizations: expected a positive integer, got 0");
     EXPECT_EQ(scene_error(R"({"dynamics": {"max_substeps": 0}})"),

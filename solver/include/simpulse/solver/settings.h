@@ -52,6 +52,9 @@ struct SolverSettings {
     // per step without reaching 1e-9 m/s, where the sweeps take 10 ms (docs/BENCHMARKS.md, "Large islands").
     int newton_max_bodies = 256;
     bool warm_start = true;
+    // Threads that solve the islands of a step in parallel (exact mode). The results are bit-identical for
+    // any count: each island is solved by one thread from the same inputs.
+    int threads = 1;
     // Friction pyramid: 4 facets (two tangent rows with box bounds mu * lambda_n).
     // Position projection (exact mode): penetration allowed without correction, and the fraction of the
     // remaining penetration removed per step (1 = all at once); joints are always projected to convergence.
