@@ -116,6 +116,264 @@ double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w) {
     return worst;
 }
 
+namespace {
+
+// One primal-dual active-set solve of an island: its rows, the assembled A, and the active set in ws.status
+// (-1 at the lower bound, 0 free, +1 at the upper bound). Unknowns are the free rows; normal rows at their
+// bound carry 0, a friction row at its bound carries s mu (sum of its patch's free normal impulses), a
+// friction row whose patch has no free normal carries 0.
+class ActiveSet {
+  public:
+    ActiveSet(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws, bool dense)
+        : rows_(rows), bodies_(bodies), ws_(ws), dense_(dense), n_(static_cast<Eigen::Index>(rows.size())) {}
+
+    void assemble();
+    void initial_status();
+    // Lists the free rows (ws.free_rows, ws.column); false if a friction row at its bound makes K
+    // unsymmetric.
+    bool list_free_rows();
+    void solve_free_rows(bool symmetric);
+    // The impulses of all rows from the unknowns (rows' lambda and `lambda`), and w = A lambda + q.
+    void impulses(Eigen::VectorXd& lambda);
+    struct Changes {
+        int count = 0;
+        std::size_t worst_row = 0;  // the row with the largest violation among the changes
+    };
+    // ws.new_status: the active set corrected where a bound or a sign condition is violated.
+    Changes correct(double velocity_tolerance);
+    // Projects the impulses onto their bounds (round-off), applies them to the bodies and sets ws.w.
+    void finish(Eigen::VectorXd& lambda);
+
+  private:
+    bool active_normal(std::size_t friction, std::int32_t k) const {
+        return ws_.status[static_cast<std::size_t>(rows_[friction].normal + k)] == 0;
+    }
+    bool inactive_friction(std::size_t i) const {
+        if (rows_[i].kind != RowKind::friction) return false;
+        for (std::int32_t k = 0; k < rows_[i].normal_count; ++k)
+            if (active_normal(i, k)) return false;
+        return true;
+    }
+    // Calls add(column, factor) for each unknown that row j's impulse depends on.
+    template <class Add>
+    void for_each_feed(std::size_t j, Add&& add) const {
+        if (inactive_friction(j)) return;
+        if (ws_.status[j] == 0) {
+            add(ws_.column[j], 1.0);
+        } else if (rows_[j].kind == RowKind::friction) {
+            for (std::int32_t k = 0; k < rows_[j].normal_count; ++k)
+                if (active_normal(j, k))
+                    add(ws_.column[static_cast<std::size_t>(rows_[j].normal + k)],
+                        ws_.status[j] * rows_[j].mu);
+        }
+    }
+    void multiply_a(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+        if (dense_)
+            y.noalias() = ws_.dense * x;
+        else
+            y = ws_.sparse_a * x;
+    }
+    void solve_dense(Eigen::Index m, bool symmetric, double eps);
+    void solve_sparse(Eigen::Index m, bool symmetric, double eps);
+
+    std::span<Row> rows_;
+    std::span<SolverBody> bodies_;
+    BlcpWorkspace& ws_;
+    bool dense_;
+    Eigen::Index n_;
+    double max_diagonal_ = 0;
+};
+
+void ActiveSet::assemble() {
+    for (const Row& r : rows_) max_diagonal_ = std::max(max_diagonal_, r.diagonal);
+    if (dense_) {
+        ws_.dense.setZero(n_, n_);
+        assemble_by_body(rows_, ws_, bodies_.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
+            ws_.dense(i, j) += v;
+            if (i != j) ws_.dense(j, i) += v;
+        });
+    } else {
+        ws_.triplets.clear();
+        assemble_by_body(rows_, ws_, bodies_.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
+            ws_.triplets.emplace_back(i, j, v);
+            if (i != j) ws_.triplets.emplace_back(j, i, v);
+        });
+        ws_.sparse_a.resize(n_, n_);
+        ws_.sparse_a.setFromTriplets(ws_.triplets.begin(), ws_.triplets.end());
+    }
+}
+
+// From the warm-start impulses.
+void ActiveSet::initial_status() {
+    ws_.status.assign(rows_.size(), 0);
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const Row& r = rows_[i];
+        if (r.kind == RowKind::normal) ws_.status[i] = r.lambda > 0 ? 0 : -1;
+    }
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const Row& r = rows_[i];
+        if (r.kind != RowKind::friction) continue;
+        const double bound = r.mu * patch_normal_impulse(r, rows_);
+        if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
+            ws_.status[i] = 1;
+        else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
+            ws_.status[i] = -1;
+    }
+}
+
+bool ActiveSet::list_free_rows() {
+    ws_.column.assign(rows_.size(), -1);
+    ws_.free_rows.clear();
+    bool symmetric = true;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const bool inactive = inactive_friction(i);
+        if (ws_.status[i] == 0 && !inactive) {
+            ws_.column[i] = static_cast<std::int32_t>(ws_.free_rows.size());
+            ws_.free_rows.push_back(static_cast<std::int32_t>(i));
+        }
+        if (ws_.status[i] != 0 && rows_[i].kind == RowKind::friction && !inactive) symmetric = false;
+    }
+    return symmetric;
+}
+
+// K x = rhs over the free rows, K the columns of A each unknown feeds, rhs = target - q.
+void ActiveSet::solve_free_rows(bool symmetric) {
+    const auto m = static_cast<Eigen::Index>(ws_.free_rows.size());
+    ws_.rhs.resize(m);
+    for (Eigen::Index c = 0; c < m; ++c) {
+        const auto i = ws_.free_rows[static_cast<std::size_t>(c)];
+        ws_.rhs[c] = rows_[static_cast<std::size_t>(i)].target - ws_.q[i];
+    }
+    const double eps = regularization(max_diagonal_);
+    if (m == 0) return;
+    if (dense_)
+        solve_dense(m, symmetric, eps);
+    else
+        solve_sparse(m, symmetric, eps);
+}
+
+void ActiveSet::solve_dense(Eigen::Index m, bool symmetric, double eps) {
+    ws_.reduced.setZero(m, m);
+    for (std::size_t j = 0; j < rows_.size(); ++j)
+        for_each_feed(j, [&](std::int32_t col, double factor) {
+            for (Eigen::Index c = 0; c < m; ++c)
+                ws_.reduced(c, col) += factor * ws_.dense(ws_.free_rows[static_cast<std::size_t>(c)],
+                                                          static_cast<Eigen::Index>(j));
+        });
+    ws_.regularized = ws_.reduced;
+    ws_.regularized.diagonal().array() += eps;
+    if (symmetric) {
+        ws_.ldlt.compute(ws_.regularized);
+        regularized_solve(ws_.ldlt, ws_.reduced, ws_.rhs, ws_.x, ws_.residual_vector);
+    } else {
+        ws_.lu.compute(ws_.regularized);
+        regularized_solve(ws_.lu, ws_.reduced, ws_.rhs, ws_.x, ws_.residual_vector);
+    }
+}
+
+void ActiveSet::solve_sparse(Eigen::Index m, bool symmetric, double eps) {
+    ws_.triplets.clear();
+    for (Eigen::Index j = 0; j < n_; ++j)
+        for_each_feed(static_cast<std::size_t>(j), [&](std::int32_t col, double factor) {
+            for (Eigen::SparseMatrix<double>::InnerIterator it(ws_.sparse_a, j); it; ++it) {
+                const std::int32_t row = ws_.column[static_cast<std::size_t>(it.row())];
+                if (row >= 0) ws_.triplets.emplace_back(row, col, factor * it.value());
+            }
+        });
+    for (Eigen::Index c = 0; c < m; ++c) ws_.triplets.emplace_back(c, c, 0.0);  // keep the diagonal
+    ws_.sparse_k.resize(m, m);
+    ws_.sparse_k.setFromTriplets(ws_.triplets.begin(), ws_.triplets.end());
+    Eigen::SparseMatrix<double> regularized = ws_.sparse_k;
+    for (Eigen::Index c = 0; c < m; ++c) regularized.coeffRef(c, c) += eps;
+    if (symmetric) {
+        const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
+        regularized_solve(factor, ws_.sparse_k, ws_.rhs, ws_.x, ws_.residual_vector);
+    } else {
+        Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> factor;
+        factor.compute(regularized);
+        regularized_solve(factor, ws_.sparse_k, ws_.rhs, ws_.x, ws_.residual_vector);
+    }
+}
+
+void ActiveSet::impulses(Eigen::VectorXd& lambda) {
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        double value = 0;
+        for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws_.x[col]; });
+        lambda[static_cast<Eigen::Index>(i)] = value;
+    }
+    for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].lambda = lambda[static_cast<Eigen::Index>(i)];
+    multiply_a(lambda, ws_.w);
+    ws_.w += ws_.q;
+}
+
+// Tolerances are relative to the island's impulses, so round-off in a redundant (singular) system does not
+// flip statuses back and forth.
+ActiveSet::Changes ActiveSet::correct(double velocity_tolerance) {
+    double lambda_scale = 1e-300;
+    for (const Row& r : rows_)
+        if (r.kind != RowKind::friction) lambda_scale = std::max(lambda_scale, std::abs(r.lambda));
+    ws_.new_status = ws_.status;
+    Changes changes;
+    double worst_violation = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const Row& r = rows_[i];
+        const double v = ws_.w[static_cast<Eigen::Index>(i)] - r.target;
+        std::int8_t& s = ws_.new_status[i];
+        const std::int8_t before = s;
+        if (r.kind == RowKind::normal) {
+            if (s == 0 && r.lambda < -1e-10 * lambda_scale)
+                s = -1;
+            else if (s == -1 && v < -velocity_tolerance)
+                s = 0;
+        } else if (r.kind == RowKind::friction) {
+            if (inactive_friction(i)) {
+                s = 0;  // starts free when its patch becomes active; not a change of the active set
+                continue;
+            }
+            const double bound = r.mu * patch_normal_impulse(r, rows_);
+            const double lambda_tolerance = 1e-10 * r.mu * lambda_scale;
+            if (s == 0 && r.lambda > bound + lambda_tolerance)
+                s = 1;
+            else if (s == 0 && r.lambda < -bound - lambda_tolerance)
+                s = -1;
+            else if (s == 1 && v > velocity_tolerance && bound > 0)
+                s = 0;
+            else if (s == -1 && v < -velocity_tolerance && bound > 0)
+                s = 0;
+        }
+        if (s != before) {
+            ++changes.count;
+            // Size of the violation that triggers the change, in velocity units (impulse violations scaled by
+            // the row's effective mass) so rows of different kinds compare.
+            const double violation = before == 0 ? std::abs(r.lambda) * r.diagonal : std::abs(v);
+            if (violation > worst_violation) worst_violation = violation, changes.worst_row = i;
+        }
+    }
+    return changes;
+}
+
+// Normals first, since friction bounds follow them.
+void ActiveSet::finish(Eigen::VectorXd& lambda) {
+    for (Row& r : rows_)
+        if (r.kind != RowKind::friction) {
+            const auto [lo, hi] = row_bounds(r, rows_);
+            r.lambda = std::clamp(r.lambda, lo, hi);
+        }
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        Row& r = rows_[i];
+        if (r.kind == RowKind::friction) {
+            const auto [lo, hi] = row_bounds(r, rows_);
+            r.lambda = std::clamp(r.lambda, lo, hi);
+        }
+        lambda[static_cast<Eigen::Index>(i)] = r.lambda;
+        apply_row_impulse(r, r.lambda, bodies_);
+    }
+    multiply_a(lambda, ws_.w);
+    ws_.w += ws_.q;
+}
+
+}  // namespace
+
 BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                              int max_iterations, int dense_max_rows, bool give_up) {
     const auto n = static_cast<Eigen::Index>(rows.size());
@@ -138,47 +396,9 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         return result;
     }
 
-    // Assemble A.
-    double max_diagonal = 0;
-    for (const Row& r : rows) max_diagonal = std::max(max_diagonal, r.diagonal);
-    if (dense) {
-        ws.dense.setZero(n, n);
-        assemble_by_body(rows, ws, bodies.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
-            ws.dense(i, j) += v;
-            if (i != j) ws.dense(j, i) += v;
-        });
-    } else {
-        ws.triplets.clear();
-        assemble_by_body(rows, ws, bodies.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
-            ws.triplets.emplace_back(i, j, v);
-            if (i != j) ws.triplets.emplace_back(j, i, v);
-        });
-        ws.sparse_a.resize(n, n);
-        ws.sparse_a.setFromTriplets(ws.triplets.begin(), ws.triplets.end());
-    }
-    auto multiply_a = [&](const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-        if (dense)
-            y.noalias() = ws.dense * x;
-        else
-            y = ws.sparse_a * x;
-    };
-
-    // Initial active set from the warm-start impulses.
-    ws.status.assign(rows.size(), 0);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        if (r.kind == RowKind::normal) ws.status[i] = r.lambda > 0 ? 0 : -1;
-    }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Row& r = rows[i];
-        if (r.kind != RowKind::friction) continue;
-        const double bound = r.mu * patch_normal_impulse(r, rows);
-        if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
-            ws.status[i] = 1;
-        else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
-            ws.status[i] = -1;
-    }
-
+    ActiveSet active_set(rows, bodies, ws, dense);
+    active_set.assemble();
+    active_set.initial_status();
     Eigen::VectorXd lambda(n);
     int fewest_changes = std::numeric_limits<int>::max();
     int stalled = 0;
@@ -186,147 +406,11 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     int last_iteration = max_iterations;
     for (int iteration = 1; iteration <= last_iteration; ++iteration) {
         result.iterations = iteration;
-        // Unknowns: the free rows. Normal rows at their bound carry 0. A friction row at its bound carries
-        // s mu (sum of its patch's free normal impulses); a friction row whose patch has no free normal
-        // carries 0.
-        auto active_normal = [&](std::size_t friction, std::int32_t k) {
-            return ws.status[static_cast<std::size_t>(rows[friction].normal + k)] == 0;
-        };
-        auto inactive_friction = [&](std::size_t i) {
-            if (rows[i].kind != RowKind::friction) return false;
-            for (std::int32_t k = 0; k < rows[i].normal_count; ++k)
-                if (active_normal(i, k)) return false;
-            return true;
-        };
-        ws.column.assign(rows.size(), -1);
-        ws.free_rows.clear();
-        bool symmetric = true;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const bool inactive = inactive_friction(i);
-            if (ws.status[i] == 0 && !inactive) {
-                ws.column[i] = static_cast<std::int32_t>(ws.free_rows.size());
-                ws.free_rows.push_back(static_cast<std::int32_t>(i));
-            }
-            if (ws.status[i] != 0 && rows[i].kind == RowKind::friction && !inactive) symmetric = false;
-        }
-        const auto m = static_cast<Eigen::Index>(ws.free_rows.size());
-        // Calls add(column, factor) for each unknown that row j's impulse depends on.
-        auto for_each_feed = [&](std::size_t j, auto&& add) {
-            if (inactive_friction(j)) return;
-            if (ws.status[j] == 0) {
-                add(ws.column[j], 1.0);
-            } else if (rows[j].kind == RowKind::friction) {
-                for (std::int32_t k = 0; k < rows[j].normal_count; ++k)
-                    if (active_normal(j, k))
-                        add(ws.column[static_cast<std::size_t>(rows[j].normal + k)],
-                            ws.status[j] * rows[j].mu);
-            }
-        };
-
-        ws.rhs.resize(m);
-        for (Eigen::Index c = 0; c < m; ++c) {
-            const auto i = ws.free_rows[static_cast<std::size_t>(c)];
-            ws.rhs[c] = rows[static_cast<std::size_t>(i)].target - ws.q[i];
-        }
-        const double eps = regularization(max_diagonal);
-        if (m > 0) {
-            if (dense) {
-                ws.reduced.setZero(m, m);
-                for (std::size_t j = 0; j < rows.size(); ++j)
-                    for_each_feed(j, [&](std::int32_t col, double factor) {
-                        for (Eigen::Index c = 0; c < m; ++c)
-                            ws.reduced(c, col) += factor * ws.dense(ws.free_rows[static_cast<std::size_t>(c)],
-                                                                    static_cast<Eigen::Index>(j));
-                    });
-                ws.regularized = ws.reduced;
-                ws.regularized.diagonal().array() += eps;
-                if (symmetric) {
-                    ws.ldlt.compute(ws.regularized);
-                    regularized_solve(ws.ldlt, ws.reduced, ws.rhs, ws.x, ws.residual_vector);
-                } else {
-                    ws.lu.compute(ws.regularized);
-                    regularized_solve(ws.lu, ws.reduced, ws.rhs, ws.x, ws.residual_vector);
-                }
-            } else {
-                ws.triplets.clear();
-                for (Eigen::Index j = 0; j < n; ++j)
-                    for_each_feed(static_cast<std::size_t>(j), [&](std::int32_t col, double factor) {
-                        for (Eigen::SparseMatrix<double>::InnerIterator it(ws.sparse_a, j); it; ++it) {
-                            const std::int32_t row = ws.column[static_cast<std::size_t>(it.row())];
-                            if (row >= 0) ws.triplets.emplace_back(row, col, factor * it.value());
-                        }
-                    });
-                for (Eigen::Index c = 0; c < m; ++c)
-                    ws.triplets.emplace_back(c, c, 0.0);  // keep the diagonal
-                ws.sparse_k.resize(m, m);
-                ws.sparse_k.setFromTriplets(ws.triplets.begin(), ws.triplets.end());
-                Eigen::SparseMatrix<double> regularized = ws.sparse_k;
-                for (Eigen::Index c = 0; c < m; ++c) regularized.coeffRef(c, c) += eps;
-                if (symmetric) {
-                    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
-                    regularized_solve(factor, ws.sparse_k, ws.rhs, ws.x, ws.residual_vector);
-                } else {
-                    Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> factor;
-                    factor.compute(regularized);
-                    regularized_solve(factor, ws.sparse_k, ws.rhs, ws.x, ws.residual_vector);
-                }
-            }
-        }
-        // Impulses of all rows from the unknowns.
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            double value = 0;
-            for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws.x[col]; });
-            lambda[static_cast<Eigen::Index>(i)] = value;
-        }
-        for (std::size_t i = 0; i < rows.size(); ++i) rows[i].lambda = lambda[static_cast<Eigen::Index>(i)];
-        multiply_a(lambda, ws.w);
-        ws.w += ws.q;
-
-        // Correct the active set. Tolerances are relative to the island's impulses, so round-off in a
-        // redundant (singular) system does not flip statuses back and forth.
-        double lambda_scale = 1e-300;
-        for (const Row& r : rows)
-            if (r.kind != RowKind::friction) lambda_scale = std::max(lambda_scale, std::abs(r.lambda));
-        ws.new_status = ws.status;
-        int changes = 0;
-        double worst_violation = 0;
-        std::size_t worst_row = 0;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const Row& r = rows[i];
-            const double v = ws.w[static_cast<Eigen::Index>(i)] - r.target;
-            std::int8_t& s = ws.new_status[i];
-            const std::int8_t before = s;
-            if (r.kind == RowKind::normal) {
-                if (s == 0 && r.lambda < -1e-10 * lambda_scale)
-                    s = -1;
-                else if (s == -1 && v < -velocity_tolerance)
-                    s = 0;
-            } else if (r.kind == RowKind::friction) {
-                if (inactive_friction(i)) {
-                    s = 0;  // starts free when its patch becomes active; not a change of the active set
-                    continue;
-                }
-                const double bound = r.mu * patch_normal_impulse(r, rows);
-                const double lambda_tolerance = 1e-10 * r.mu * lambda_scale;
-                if (s == 0 && r.lambda > bound + lambda_tolerance)
-                    s = 1;
-                else if (s == 0 && r.lambda < -bound - lambda_tolerance)
-                    s = -1;
-                else if (s == 1 && v > velocity_tolerance && bound > 0)
-                    s = 0;
-                else if (s == -1 && v < -velocity_tolerance && bound > 0)
-                    s = 0;
-            }
-            if (s != before) {
-                ++changes;
-                // Size of the violation that triggers the change, in velocity units (impulse violations
-                // scaled by the row's effective mass) so rows of different kinds compare.
-                const double violation = before == 0 ? std::abs(r.lambda) * r.diagonal : std::abs(v);
-                if (violation > worst_violation) worst_violation = violation, worst_row = i;
-            }
-        }
-        result.pivots += changes;
-        if (changes == 0) {
+        active_set.solve_free_rows(active_set.list_free_rows());
+        active_set.impulses(lambda);
+        const ActiveSet::Changes changes = active_set.correct(velocity_tolerance);
+        result.pivots += changes.count;
+        if (changes.count == 0) {
             result.converged = true;
             break;
         }
@@ -334,17 +418,17 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         // M-matrices. When the number of violations has not decreased for six iterations, change only the
         // most violated row per iteration (Judice & Pires' safeguard for block principal pivoting); single
         // pivots get one extra iteration per row.
-        if (changes < fewest_changes) {
-            fewest_changes = changes;
+        if (changes.count < fewest_changes) {
+            fewest_changes = changes.count;
             stalled = 0;
         } else if (++stalled >= 6 && !single_pivot && !give_up) {
             single_pivot = true;
             last_iteration = iteration + static_cast<int>(rows.size());
         }
         if (single_pivot) {
-            const std::int8_t chosen = ws.new_status[worst_row];
+            const std::int8_t chosen = ws.new_status[changes.worst_row];
             ws.new_status = ws.status;
-            ws.new_status[worst_row] = chosen;
+            ws.new_status[changes.worst_row] = chosen;
         }
         ws.status.swap(ws.new_status);
     }
@@ -358,23 +442,7 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         qp.pivots += result.pivots;
         return qp;
     }
-    // Project onto the bounds (round-off; normals first since friction bounds follow them) and apply.
-    for (Row& r : rows)
-        if (r.kind != RowKind::friction) {
-            const auto [lo, hi] = row_bounds(r, rows);
-            r.lambda = std::clamp(r.lambda, lo, hi);
-        }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        Row& r = rows[i];
-        if (r.kind == RowKind::friction) {
-            const auto [lo, hi] = row_bounds(r, rows);
-            r.lambda = std::clamp(r.lambda, lo, hi);
-        }
-        lambda[static_cast<Eigen::Index>(i)] = r.lambda;
-        apply_row_impulse(r, r.lambda, bodies);
-    }
-    multiply_a(lambda, ws.w);
-    ws.w += ws.q;
+    active_set.finish(lambda);
     result.residual = blcp_residual(rows, ws.w);
     return result;
 }
