@@ -36,22 +36,22 @@ double joint_merit(std::span<const SolverBody> bodies, std::span<const BallJoint
     return sum;
 }
 
+bool is_movable(std::span<const SolverBody> bodies, std::uint32_t i) {
+    return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
+}
+
+// A point fixed to `body` at `local` (body frame, from the centre of mass), or `fixed` for a static body or
+// the fixed frame.
+Vec3 anchor(std::span<const SolverBody> bodies, std::uint32_t body, const Vec3& local, const Vec3& fixed) {
+    return is_movable(bodies, body) ? Vec3(bodies[body].position + bodies[body].orientation * local) : fixed;
+}
+
 }  // namespace
 
-void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                           std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
-    detail::IslandWorker& scratch = *workers.front();  // the projection runs on one thread
-    std::vector<detail::Row>& island_rows = scratch.island_rows;
-    std::vector<double>& approach = scratch.approach;
-    detail::BlcpWorkspace& workspace = scratch.workspace;
-    auto is_movable = [&](std::uint32_t i) {
-        return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
-    };
-    auto anchor = [&](std::uint32_t body, const Vec3& local, const Vec3& fixed) {
-        return is_movable(body) ? Vec3(bodies[body].position + bodies[body].orientation * local) : fixed;
-    };
-    // The depth each contact should have at most after the projection.
-    std::vector<double>& goal = approach;
+// The depth each contact should have at most after the projection.
+void Solver::Impl::projection_goals(std::span<const SolverBody> bodies,
+                                    std::span<const ContactConstraint> contacts,
+                                    const SolverSettings& settings, std::vector<double>& goal) const {
     goal.assign(contacts.size(), 0.0);
     for (std::size_t k = 0; k < contacts.size(); ++k) {
         const double d = contacts[k].depth, slop = settings.penetration_slop;
@@ -62,127 +62,153 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
             // Bounced inside the step: end where the true trajectory ends, (1 + e) gap closer than
             // integrated.
             const detail::ContactRows& cr = contact_rows[k];
-            const Vec3 pa = anchor(contacts[k].body_a, cr.local_a, contacts[k].point);
-            const Vec3 pb = anchor(contacts[k].body_b, cr.local_b, contacts[k].point);
+            const Vec3 pa = anchor(bodies, contacts[k].body_a, cr.local_a, contacts[k].point);
+            const Vec3 pb = anchor(bodies, contacts[k].body_b, cr.local_b, contacts[k].point);
             goal[k] = d - contacts[k].normal.dot(pb - pa) + cr.restitution_pull;
         }
     }
+}
 
-    stats.joint_error = 0;
-    stats.joint_drift = 0;
-    // Nothing to do when no joint exists and no contact is deeper than its goal (the common resting case).
-    if (joints.empty()) {
-        bool violated = false;
-        for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size() && !violated; ++k) {
-            const detail::ContactRows& cr = contact_rows[k];
-            if (cr.normal < 0) continue;
-            const ContactConstraint& c = contacts[k];
-            const double depth = c.depth - c.normal.dot(anchor(c.body_b, cr.local_b, c.point) -
-                                                        anchor(c.body_a, cr.local_a, c.point));
-            violated = depth > goal[k] + 1e-12 || cr.restitution_pull > 0;
-        }
-        if (!violated) return;
+// With no joint, the projection has work only where a contact is deeper than its goal or was pulled by a
+// bounce (the common resting case has none).
+bool Solver::Impl::contacts_need_projection(std::span<const SolverBody> bodies,
+                                            std::span<const ContactConstraint> contacts,
+                                            std::span<const double> goal) const {
+    for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size(); ++k) {
+        const detail::ContactRows& cr = contact_rows[k];
+        if (cr.normal < 0) continue;
+        const ContactConstraint& c = contacts[k];
+        const double depth = c.depth - c.normal.dot(anchor(bodies, c.body_b, cr.local_b, c.point) -
+                                                    anchor(bodies, c.body_a, cr.local_a, c.point));
+        if (depth > goal[k] + 1e-12 || cr.restitution_pull > 0) return true;
     }
-    for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
-        rows.clear();
-        double joint_error = 0;
-        bool contact_violated = false;
-        for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size(); ++k) {
-            const ContactConstraint& c = contacts[k];
-            const detail::ContactRows& cr = contact_rows[k];
-            if (cr.normal < 0) continue;
-            const Vec3 pa = anchor(c.body_a, cr.local_a, c.point);
-            const Vec3 pb = anchor(c.body_b, cr.local_b, c.point);
-            const double depth = c.depth - c.normal.dot(pb - pa);
-            const bool pulled = cr.restitution_pull > 0;
-            if (depth > goal[k] + 1e-12 || (pulled && depth < goal[k] - 1e-12)) contact_violated = true;
+    return false;
+}
+
+// rows = the projection's rows at the current configuration: one per contact (its target the depth beyond its
+// goal; a pulled contact is placed exactly) and three per joint (its drift).
+Solver::Impl::ProjectionError Solver::Impl::projection_rows(std::span<const SolverBody> bodies,
+                                                            std::span<const ContactConstraint> contacts,
+                                                            std::span<const BallJointConstraint> joints,
+                                                            std::span<const double> goal) {
+    rows.clear();
+    ProjectionError error;
+    for (std::size_t k = 0; k < contacts.size() && k < contact_rows.size(); ++k) {
+        const ContactConstraint& c = contacts[k];
+        const detail::ContactRows& cr = contact_rows[k];
+        if (cr.normal < 0) continue;
+        const Vec3 pa = anchor(bodies, c.body_a, cr.local_a, c.point);
+        const Vec3 pb = anchor(bodies, c.body_b, cr.local_b, c.point);
+        const double depth = c.depth - c.normal.dot(pb - pa);
+        const bool pulled = cr.restitution_pull > 0;
+        if (depth > goal[k] + 1e-12 || (pulled && depth < goal[k] - 1e-12)) error.contact_violated = true;
+        Row r;
+        detail::make_row(r, bodies, c.body_a, c.body_b, pa, pb, c.normal);
+        r.kind = pulled ? RowKind::joint : RowKind::normal;
+        r.source = static_cast<std::uint32_t>(k);
+        r.target = depth - goal[k];  // separate by at least this much
+        rows.push_back(r);
+    }
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+        const BallJointConstraint& j = joints[k];
+        if (!is_movable(bodies, j.body_a) && !is_movable(bodies, j.body_b)) continue;
+        const Vec3 pa = anchor(bodies, j.body_a, j.local_anchor_a, j.local_anchor_a);
+        const Vec3 pb = anchor(bodies, j.body_b, j.local_anchor_b, j.local_anchor_b);
+        const Vec3 drift = pb - pa;
+        error.joint = std::max(error.joint, drift.norm());
+        for (int axis = 0; axis < 3; ++axis) {
             Row r;
-            detail::make_row(r, bodies, c.body_a, c.body_b, pa, pb, c.normal);
-            r.kind = pulled ? RowKind::joint : RowKind::normal;  // a pulled contact is placed exactly
+            detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
+            r.kind = RowKind::joint;
             r.source = static_cast<std::uint32_t>(k);
-            r.target = depth - goal[k];  // separate by at least this much
+            r.target = -drift[axis];
             rows.push_back(r);
         }
-        for (std::size_t k = 0; k < joints.size(); ++k) {
-            const BallJointConstraint& j = joints[k];
-            if (!is_movable(j.body_a) && !is_movable(j.body_b)) continue;
-            const Vec3 pa = anchor(j.body_a, j.local_anchor_a, j.local_anchor_a);
-            const Vec3 pb = anchor(j.body_b, j.local_anchor_b, j.local_anchor_b);
-            const Vec3 drift = pb - pa;
-            joint_error = std::max(joint_error, drift.norm());
-            for (int axis = 0; axis < 3; ++axis) {
-                Row r;
-                detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
-                r.kind = RowKind::joint;
-                r.source = static_cast<std::uint32_t>(k);
-                r.target = -drift[axis];
-                rows.push_back(r);
-            }
-        }
-        stats.joint_error = joint_error;
-        if (iteration == 0) stats.joint_drift = joint_error;
-        if (joint_error <= settings.joint_tolerance && !contact_violated) break;
-        // Contacts get one projection per step; joints iterate until the anchors meet.
-        if (iteration > 0 && joint_error <= settings.joint_tolerance) break;
-        ++stats.projection_iterations;
+    }
+    return error;
+}
 
-        scratch_bodies.assign(bodies.begin(), bodies.end());
-        for (SolverBody& b : scratch_bodies) {
-            b.velocity.setZero();
-            b.angular_velocity.setZero();
+// scratch_bodies' velocities = the displacements (linear, and rotation vectors) that solve the rows, island
+// by island.
+void Solver::Impl::solve_displacements(std::span<const SolverBody> bodies, const SolverSettings& settings) {
+    detail::IslandWorker& scratch = *workers.front();  // the projection runs on one thread
+    std::vector<detail::Row>& island_rows = scratch.island_rows;
+    scratch_bodies.assign(bodies.begin(), bodies.end());
+    for (SolverBody& b : scratch_bodies) {
+        b.velocity.setZero();
+        b.angular_velocity.setZero();
+    }
+    islands.build(rows, bodies.size());
+    const auto order = islands.order();
+    const auto offsets = islands.offsets();
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+        island_rows.clear();
+        for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
+        const bool direct = static_cast<int>(island_rows.size()) <= settings.direct_max_rows;
+        const detail::BlcpResult r =
+            direct
+                ? detail::solve_blcp_direct(island_rows, scratch_bodies, scratch.workspace,
+                                            settings.max_active_set_iterations, settings.dense_max_rows)
+                // Displacements to a micrometre: the projection removes penetration beyond the slop (0.5 mm).
+                : detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
+                                               settings.max_iterations, 1e-6);
+        if (direct && !r.converged) {
+            for (const Row& row : island_rows) detail::apply_row_impulse(row, -row.lambda, scratch_bodies);
+            detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
+                                         settings.max_iterations, 0);
         }
-        islands.build(rows, bodies.size());
-        const auto order = islands.order();
-        const auto offsets = islands.offsets();
-        for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
-            island_rows.clear();
-            for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
-            const bool direct = static_cast<int>(island_rows.size()) <= settings.direct_max_rows;
-            const detail::BlcpResult r =
-                direct
-                    ? detail::solve_blcp_direct(island_rows, scratch_bodies, workspace,
-                                                settings.max_active_set_iterations, settings.dense_max_rows)
-                    // Displacements to a micrometre: the projection removes penetration beyond the slop (0.5
-                    // mm).
-                    : detail::solve_blcp_iterative(island_rows, scratch_bodies, workspace,
-                                                   settings.max_iterations, 1e-6);
-            if (direct && !r.converged) {
-                for (const Row& row : island_rows)
-                    detail::apply_row_impulse(row, -row.lambda, scratch_bodies);
-                detail::solve_blcp_iterative(island_rows, scratch_bodies, workspace, settings.max_iterations,
-                                             0);
-            }
-        }
-        // Newton step with backtracking: a light body in a fast-rotating chain can make the full step
-        // overshoot (the linearisation of its rotation is poor), so halve the step until the joint error
-        // decreases.
-        saved_positions.resize(bodies.size());
-        saved_orientations.resize(bodies.size());
-        for (std::size_t i = 0; i < bodies.size(); ++i) {
-            saved_positions[i] = bodies[i].position;
-            saved_orientations[i] = bodies[i].orientation;
-        }
-        const double merit = joint_merit(bodies, joints);
-        double step = 1;
-        for (int halving = 0;; ++halving) {
-            for (std::size_t i = 0; i < bodies.size(); ++i) {
-                SolverBody& b = bodies[i];
-                if (!detail::movable(b)) continue;
-                b.position = saved_positions[i] + step * scratch_bodies[i].velocity;
-                b.orientation = rotated(saved_orientations[i], step * scratch_bodies[i].angular_velocity);
-                b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
-            }
-            if (joints.empty() || halving == 6 || joint_merit(bodies, joints) < merit) break;
-            step *= 0.5;
-        }
-        // A body the projection turns keeps its angular velocity in its own axes: with the world one kept, a
-        // fast-spinning asymmetric body turned by a deep contact's correction changed its kinetic energy
-        // 1/2 w.I(q)w (+47 % in one step of bench/stress_findings/nonfinite_exact_fast_convex_11bodies.json).
+    }
+}
+
+// Newton step with backtracking: a light body in a fast-rotating chain can make the full step overshoot (the
+// linearisation of its rotation is poor), so halve the step until the joint error decreases.
+void Solver::Impl::move_bodies(std::span<SolverBody> bodies, std::span<const BallJointConstraint> joints) {
+    saved_positions.resize(bodies.size());
+    saved_orientations.resize(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        saved_positions[i] = bodies[i].position;
+        saved_orientations[i] = bodies[i].orientation;
+    }
+    const double merit = joint_merit(bodies, joints);
+    double step = 1;
+    for (int halving = 0;; ++halving) {
         for (std::size_t i = 0; i < bodies.size(); ++i) {
             SolverBody& b = bodies[i];
-            if (detail::movable(b) && !scratch_bodies[i].angular_velocity.isZero(0))
-                b.angular_velocity = (b.orientation * saved_orientations[i].conjugate()) * b.angular_velocity;
+            if (!detail::movable(b)) continue;
+            b.position = saved_positions[i] + step * scratch_bodies[i].velocity;
+            b.orientation = rotated(saved_orientations[i], step * scratch_bodies[i].angular_velocity);
+            b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
         }
+        if (joints.empty() || halving == 6 || joint_merit(bodies, joints) < merit) break;
+        step *= 0.5;
+    }
+    // A body the projection turns keeps its angular velocity in its own axes: with the world one kept, a
+    // fast-spinning asymmetric body turned by a deep contact's correction changed its kinetic energy 1/2
+    // w.I(q)w (+47 % in one step of bench/stress_findings/nonfinite_exact_fast_convex_11bodies.json).
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        SolverBody& b = bodies[i];
+        if (detail::movable(b) && !scratch_bodies[i].angular_velocity.isZero(0))
+            b.angular_velocity = (b.orientation * saved_orientations[i].conjugate()) * b.angular_velocity;
+    }
+}
+
+void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                           std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+    std::vector<double>& goal = workers.front()->approach;  // scratch: the projection runs on one thread
+    projection_goals(bodies, contacts, settings, goal);
+    stats.joint_error = 0;
+    stats.joint_drift = 0;
+    if (joints.empty() && !contacts_need_projection(bodies, contacts, goal)) return;
+    for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
+        const ProjectionError error = projection_rows(bodies, contacts, joints, goal);
+        stats.joint_error = error.joint;
+        if (iteration == 0) stats.joint_drift = error.joint;
+        if (error.joint <= settings.joint_tolerance && !error.contact_violated) break;
+        // Contacts get one projection per step; joints iterate until the anchors meet.
+        if (iteration > 0 && error.joint <= settings.joint_tolerance) break;
+        ++stats.projection_iterations;
+        solve_displacements(bodies, settings);
+        move_bodies(bodies, joints);
     }
 }
 

@@ -246,6 +246,22 @@ struct Solver::Impl {
                       std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                  std::span<const BallJointConstraint> joints, const SolverSettings& settings);
+    // project's parts (position_projection.cpp).
+    struct ProjectionError {
+        double joint = 0;               // largest joint separation, m
+        bool contact_violated = false;  // a contact deeper than its goal (or a pulled one off it)
+    };
+    void projection_goals(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                          const SolverSettings& settings, std::vector<double>& goal) const;
+    bool contacts_need_projection(std::span<const SolverBody> bodies,
+                                  std::span<const ContactConstraint> contacts,
+                                  std::span<const double> goal) const;
+    ProjectionError projection_rows(std::span<const SolverBody> bodies,
+                                    std::span<const ContactConstraint> contacts,
+                                    std::span<const BallJointConstraint> joints,
+                                    std::span<const double> goal);
+    void solve_displacements(std::span<const SolverBody> bodies, const SolverSettings& settings);
+    void move_bodies(std::span<SolverBody> bodies, std::span<const BallJointConstraint> joints);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
 };
 
