@@ -1,6 +1,6 @@
 // The phases of one island in the exact mode: the thesis' resolution (chapter 4: the inelastic impulses of
 // all penetrating points at once, then p' = (1 + e) p, then the re-check loop, eq. 6-20) made
-// complementarity- correct. Gather the island's rows, prepare it (approach velocities, which contacts may
+// complementarity-correct. Gather the island's rows, prepare it (approach velocities, which contacts may
 // bounce, joint targets), the inelastic phase (all rows at once), the restitution phase (restitution impulses
 // e * lambda, then the re-check loop for points that became approaching), and the joint targets fitted to the
 // final spins (eq. 21-22 to second order). IslandWorker::solve runs them in that order.
