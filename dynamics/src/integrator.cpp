@@ -159,8 +159,47 @@ Quat quaternion_from_rotation_vector(const Vec3& phi) {
     return Quat(std::cos(0.5 * angle), phi.x() * s, phi.y() * s, phi.z() * s);
 }
 
-void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt) {
+void set_mid_step_angular_velocity(Body& b, const Vec3& L, double dt) {
     const double h = 0.5 * dt;
+    const Mat3 r = b.orientation.toRotationMatrix();
+    const Mat3 inertia = r * b.inertia_local * r.transpose();
+    const Vec3 start = b.inverse_inertia_world * L;  // the angular velocity of L at the start of the step
+    Vec3 w = start;
+    b.rotation_step = RotationStep::midpoint;
+    if (dt * start.norm() <= kMidpointRotation && solve_midpoint_angular_velocity(inertia, L, h, w) &&
+        dt * w.norm() <= kMidpointRotation) {
+        b.angular_velocity = w;
+        return;
+    }
+    w = start;
+    Vec3 after;
+    if (rotation_bound(b.inverse_inertia_local, start.dot(L), dt) <= kChordRotation &&
+        solve_chord_midpoint(inertia, L, dt, w, after)) {
+        b.rotation_step = RotationStep::chord_midpoint;
+        b.angular_velocity = w;
+    } else {
+        b.rotation_step = RotationStep::substeps;
+        b.angular_velocity = start;
+    }
+}
+
+Vec3 carried_angular_momentum(const Body& b, double dt) {
+    const Vec3 w = b.angular_velocity;
+    const Mat3 r = b.orientation.toRotationMatrix();
+    const Mat3 inertia = r * b.inertia_local * r.transpose();
+    if (b.rotation_step == RotationStep::midpoint && dt * w.norm() <= kMidpointRotation)
+        return rotate_by(0.5 * dt * w, inertia * w);  // R_f I_n^-1 R_h^T I_n w turned by I_{n+1}
+    const double substeps =
+        std::ceil(rotation_bound(b.inverse_inertia_local, w.dot(inertia * w), dt) / kChordRotation);
+    if (b.rotation_step != RotationStep::substeps && substeps <= 1) {
+        const Mat3 chord =
+            Mat3::Identity() + Eigen::AngleAxisd(-dt * w.norm(), w.normalized()).toRotationMatrix();
+        return chord.partialPivLu().solve(2 * (inertia * w));
+    }
+    return inertia * w;
+}
+
+void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt) {
     for (Body& b : bodies) {
         b.rotation_step = RotationStep::midpoint;  // also for sleepers: one woken within the step takes it
         if (!b.alive || b.is_static || b.asleep) continue;
@@ -168,24 +207,22 @@ void integrate_velocities(std::span<Body> bodies, const Vec3& gravity, double dt
         if (b.angular_velocity.isZero(0) && b.torque.isZero(0)) continue;
         const Mat3 r = b.orientation.toRotationMatrix();
         const Mat3 inertia = r * b.inertia_local * r.transpose();
-        const Vec3 L = inertia * b.angular_velocity + dt * b.torque;
-        const Vec3 start = b.inverse_inertia_world * L;  // the angular velocity of L at the start of the step
-        Vec3 w = start;
-        if (dt * start.norm() <= kMidpointRotation && solve_midpoint_angular_velocity(inertia, L, h, w) &&
-            dt * w.norm() <= kMidpointRotation) {
-            b.angular_velocity = w;
-            continue;
-        }
-        w = start;
-        Vec3 after;
-        if (rotation_bound(b.inverse_inertia_local, start.dot(L), dt) <= kChordRotation &&
-            solve_chord_midpoint(inertia, L, dt, w, after)) {
-            b.rotation_step = RotationStep::chord_midpoint;
-            b.angular_velocity = w;
-        } else {
-            b.rotation_step = RotationStep::substeps;
-            b.angular_velocity = start;
-        }
+        set_mid_step_angular_velocity(b, inertia * b.angular_velocity + dt * b.torque, dt);
+    }
+}
+
+void carry_angular_impulses(std::span<Body> bodies, std::span<const Vec3> before_solve, double dt) {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        Body& b = bodies[i];
+        if (!b.alive || b.is_static || b.asleep || b.angular_velocity == before_solve[i]) continue;
+        const Vec3 solved = b.angular_velocity;
+        const Mat3 r = b.orientation.toRotationMatrix();
+        const Vec3 angular_impulse = r * (b.inertia_local * (r.transpose() * (solved - before_solve[i])));
+        b.angular_velocity = before_solve[i];
+        const Vec3 carried = carried_angular_momentum(b, dt) + angular_impulse;
+        b.angular_velocity = solved;
+        if (!carried.allFinite()) continue;
+        set_mid_step_angular_velocity(b, carried, dt);
     }
 }
 

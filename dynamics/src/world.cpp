@@ -526,6 +526,8 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
     SolverSettings solver_settings = settings_.solver;
     solver_settings.restitution_threshold =
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
+    spin_before_solve_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
     sync_solver_bodies(false);
     // A jointed body would turn too far for the position projection's linearisation, or an impact was
@@ -542,7 +544,8 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
         return SubstepResult::rejected;
     }
     update_contact_events();
-    // (4) positions and orientations from velocities.
+    // (4) positions and orientations from velocities, with the angular momentum the impulses gave.
+    carry_angular_impulses(bodies_, spin_before_solve_, dt);
     integrate_positions(bodies_, dt);
     // (5) position projection (joint drift, penetration): positions only.
     if (!joint_rows_.empty() || (!contacts_.empty() && settings_.solver.mode == SolverMode::exact)) {

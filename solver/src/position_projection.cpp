@@ -1,11 +1,14 @@
 // Position projection (post-stabilisation) of the exact mode, after the positions have been integrated: moves
-// bodies, positions and orientations only, so that ball-joint anchors coincide again and penetration beyond
-// the slop shrinks. It solves the same kind of simultaneous system as the velocity solve, on
+// bodies, positions and orientations, so that ball-joint anchors coincide again and penetration beyond the
+// slop shrinks. It solves the same kind of simultaneous system as the velocity solve, on
 // pseudo-velocities that are displacements: A dx = C with A = J M^-1 J^T at the current configuration
 // (heavier bodies move less). Joints are projected by Newton iterations to convergence (the nonlinear
 // end-of-step condition of thesis eq. 21-22 solved exactly), contacts as unilateral rows (pushing apart
 // only). Linear velocities are untouched and angular velocities turn with their bodies, so no kinetic energy
-// is added (unlike Baumgarte stabilisation).
+// is added (unlike Baumgarte stabilisation). Moving a body moves the line its momentum acts along, and
+// turning it turns its spin: an isolated island (touching no static body and no fixed frame) would change its
+// angular momentum, which nothing outside it can. keep_angular_momentum gives it back exactly by a rigid
+// rotation of the island's velocities about its centre of mass, and keeps the kinetic energy from growing.
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -47,6 +50,30 @@ Vec3 anchor(std::span<const SolverBody> bodies, std::uint32_t body, const Vec3& 
 }
 
 }  // namespace
+
+detail::IslandMotion detail::island_motion(std::span<const SolverBody> bodies,
+                                           std::span<const std::uint32_t> island) {
+    IslandMotion m;
+    for (const std::uint32_t i : island) {
+        const SolverBody& b = bodies[i];
+        const double mass = 1.0 / b.inverse_mass;
+        m.mass += mass;
+        m.centre += mass * b.position;
+    }
+    m.centre /= m.mass;
+    for (const std::uint32_t i : island) {
+        const SolverBody& b = bodies[i];
+        const double mass = 1.0 / b.inverse_mass;
+        const Mat3 inertia = b.inverse_inertia.inverse();
+        const Vec3 spin = inertia * b.angular_velocity;
+        m.momentum += mass * b.velocity;
+        m.angular_momentum += b.position.cross(mass * b.velocity) + spin;
+        m.kinetic_energy += 0.5 * (mass * b.velocity.squaredNorm() + b.angular_velocity.dot(spin));
+        const Vec3 r = b.position - m.centre;
+        m.inertia += inertia + mass * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+    }
+    return m;
+}
 
 // The depth each contact should have at most after the projection.
 void Solver::Impl::projection_goals(std::span<const SolverBody> bodies,
@@ -192,6 +219,75 @@ void Solver::Impl::move_bodies(std::span<SolverBody> bodies, std::span<const Bal
     }
 }
 
+// The isolated islands of the projection's rows (iteration 0: the contacts and joints of the step) and their
+// bodies, with each island's angular momentum and kinetic energy before the projection.
+void Solver::Impl::record_isolated_islands(std::span<const SolverBody> bodies) {
+    isolated_bodies.clear();
+    isolated_offsets.assign(1, 0);
+    isolated_before.clear();
+    islands.build(rows, bodies.size());
+    const auto order = islands.order();
+    const auto offsets = islands.offsets();
+    body_stamp.assign(bodies.size(), 0);
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+        const bool isolated = std::all_of(
+            order.begin() + offsets[k], order.begin() + offsets[k + 1],
+            [&](std::uint32_t p) { return rows[p].a != detail::kNoBody && rows[p].b != detail::kNoBody; });
+        if (!isolated) continue;
+        const auto stamp = static_cast<std::uint32_t>(k + 1);
+        for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p)
+            for (const std::uint32_t body : {rows[order[p]].a, rows[order[p]].b})
+                if (body_stamp[body] != stamp) {
+                    body_stamp[body] = stamp;
+                    isolated_bodies.push_back(body);
+                }
+        isolated_offsets.push_back(static_cast<std::uint32_t>(isolated_bodies.size()));
+        const std::span<const std::uint32_t> island(isolated_bodies.begin() + isolated_offsets.end()[-2],
+                                                    isolated_bodies.end());
+        isolated_before.push_back(detail::island_motion(bodies, island));
+    }
+}
+
+// After the projection: each isolated island gets back the angular momentum it had, exactly (L is linear in
+// the velocities): a rigid rotation Omega of its velocities about its centre of mass X (v += Omega x (x - X),
+// w += Omega) changes L by I_X Omega and leaves the momentum and every relative velocity at a contact or
+// joint as they are, so Omega = -I_X^-1 dL. It changes the kinetic energy by -dL.I_X^-1 L_X - 1/2 dL.I_X^-1
+// dL (L_X the angular momentum about X before the projection), which can be positive: then the island's
+// velocities relative to its rigid motion (the part orthogonal to it in the mass metric, with no angular
+// momentum) are scaled down until the energy is what it was. Scaling keeps the sign of every relative
+// velocity.
+void Solver::Impl::keep_angular_momentum(std::span<SolverBody> bodies) {
+    for (std::size_t k = 0; k + 1 < isolated_offsets.size(); ++k) {
+        const std::span<const std::uint32_t> island(isolated_bodies.begin() + isolated_offsets[k],
+                                                    isolated_bodies.begin() + isolated_offsets[k + 1]);
+        const detail::IslandMotion before = isolated_before[k];
+        const detail::IslandMotion after = detail::island_motion(bodies, island);
+        if (!after.inertia.allFinite() || !(after.inertia.determinant() > 0)) continue;
+        const Eigen::LDLT<Mat3> inertia(after.inertia);
+        const Vec3 omega = inertia.solve(before.angular_momentum - after.angular_momentum);
+        for (const std::uint32_t i : island) {
+            bodies[i].velocity += omega.cross(bodies[i].position - after.centre);
+            bodies[i].angular_velocity += omega;
+        }
+        const detail::IslandMotion corrected = detail::island_motion(bodies, island);
+        if (!(corrected.kinetic_energy > before.kinetic_energy)) continue;
+        // Rigid part: the centre's velocity V and the rotation Omega_0 = I_X^-1 L_X.
+        const Vec3 spin =
+            inertia.solve(corrected.angular_momentum - corrected.centre.cross(corrected.momentum));
+        const Vec3 centre_velocity = corrected.momentum / corrected.mass;
+        const double rigid_energy =
+            0.5 * corrected.mass * centre_velocity.squaredNorm() + 0.5 * spin.dot(after.inertia * spin);
+        const double relative_energy = corrected.kinetic_energy - rigid_energy;
+        if (!(relative_energy > 0)) continue;
+        const double scale = std::sqrt(std::max(0.0, before.kinetic_energy - rigid_energy) / relative_energy);
+        for (const std::uint32_t i : island) {
+            const Vec3 rigid_velocity = centre_velocity + spin.cross(bodies[i].position - after.centre);
+            bodies[i].velocity = rigid_velocity + scale * (bodies[i].velocity - rigid_velocity);
+            bodies[i].angular_velocity = spin + scale * (bodies[i].angular_velocity - spin);
+        }
+    }
+}
+
 void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                            std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
     std::vector<double>& goal = workers.front()->approach;  // scratch: the projection runs on one thread
@@ -201,6 +297,7 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
     if (joints.empty() && !contacts_need_projection(bodies, contacts, goal)) return;
     for (int iteration = 0; iteration < settings.max_projection_iterations; ++iteration) {
         const ProjectionError error = projection_rows(bodies, contacts, joints, goal);
+        if (iteration == 0) record_isolated_islands(bodies);
         stats.joint_error = error.joint;
         if (iteration == 0) stats.joint_drift = error.joint;
         if (error.joint <= settings.joint_tolerance && !error.contact_violated) break;
@@ -210,6 +307,7 @@ void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const Contact
         solve_displacements(bodies, settings);
         move_bodies(bodies, joints);
     }
+    keep_angular_momentum(bodies);
 }
 
 }  // namespace simpulse

@@ -42,6 +42,18 @@ struct JointLevers {
     Vec3 lever_b = Vec3::Zero();
 };
 
+// Momentum, angular momentum (about the origin), kinetic energy, mass, centre of mass and inertia tensor
+// about it of a set of bodies (world frame).
+struct IslandMotion {
+    Vec3 momentum = Vec3::Zero();
+    Vec3 angular_momentum = Vec3::Zero();
+    double kinetic_energy = 0;
+    double mass = 0;
+    Vec3 centre = Vec3::Zero();
+    Mat3 inertia = Mat3::Zero();
+};
+IslandMotion island_motion(std::span<const SolverBody> bodies, std::span<const std::uint32_t> island);
+
 // One island's state through the phases of solve_exact.
 struct IslandPass {
     bool may_bounce = false;          // some contact may restitute in phase 2
@@ -216,6 +228,12 @@ struct Solver::Impl {
     std::vector<SolverBody> scratch_bodies;  // pseudo-velocities of the position projection
     std::vector<Vec3> saved_positions;       // line search of the position projection
     std::vector<Quat> saved_orientations;
+    // The position projection's isolated islands (no static body, no fixed frame): their bodies, island k's
+    // in isolated_bodies[isolated_offsets[k], isolated_offsets[k + 1]), and their motion before it.
+    std::vector<std::uint32_t> isolated_bodies;
+    std::vector<std::uint32_t> isolated_offsets;
+    std::vector<detail::IslandMotion> isolated_before;
+    std::vector<std::uint32_t> body_stamp;
     // One island worker per thread of the last parallel solve (at least one). The thesis mode and the
     // position projection, which run on one thread, borrow the first worker's row and BLCP scratch.
     std::vector<std::unique_ptr<detail::IslandWorker>> workers;
@@ -262,6 +280,8 @@ struct Solver::Impl {
                                     std::span<const double> goal);
     void solve_displacements(std::span<const SolverBody> bodies, const SolverSettings& settings);
     void move_bodies(std::span<SolverBody> bodies, std::span<const BallJointConstraint> joints);
+    void record_isolated_islands(std::span<const SolverBody> bodies);
+    void keep_angular_momentum(std::span<SolverBody> bodies);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;
 };
 

@@ -56,5 +56,60 @@ TEST(PositionProjection, ATurnedBodyKeepsItsKineticEnergyAndItsSpinInItsOwnAxes)
     EXPECT_EQ(moved.velocity, solved.velocity) << "the projection leaves linear velocities alone";
 }
 
+// Two free boxes spinning about skew axes and sliding past each other, 3 cm deep in each other: the
+// projection pushes them apart and turns them, which moves the lines their momenta act along and turns their
+// spins. An isolated pair must keep its momentum and its angular momentum about the origin (nothing outside
+// acts on it) and must not gain kinetic energy: to round-off (the sums are of terms of their own size).
+TEST(PositionProjection, AnIsolatedPairKeepsMomentumAndAngularMomentumAndGainsNoEnergy) {
+    SolverBody a, b;
+    a.position = Vec3(0.3, -0.2, 0.1);
+    a.orientation = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()));
+    a.velocity = Vec3(1.5, -0.3, 0.2);
+    a.angular_velocity = Vec3(3, -5, 7);
+    a.inverse_mass = 1.0 / 6;
+    a.inverse_inertia_local = Vec3(6.5, 5, 2.5).cwiseInverse().asDiagonal();
+    b = a;
+    b.position = Vec3(0.35, -0.1, 1.05);
+    b.orientation = Quat(Eigen::AngleAxisd(1.1, Vec3(0.3, 1, 0.2).normalized()));
+    b.velocity = Vec3(-1.0, 0.4, -0.1);
+    b.angular_velocity = Vec3(-4, 2, 1);
+    b.inverse_mass = 1.0 / 2;
+    for (SolverBody* body : {&a, &b})
+        body->inverse_inertia = world_inverse_inertia(body->orientation, body->inverse_inertia_local);
+    std::vector<SolverBody> bodies = {a, b};
+    ContactConstraint c;
+    c.body_a = 0;
+    c.body_b = 1;
+    c.point = Vec3(0.4, -0.15, 0.6);
+    c.normal = Vec3(0.1, 0.05, 1).normalized();
+    c.depth = 0.03;
+    c.key = 1;
+    auto momenta = [&](Vec3& p, Vec3& l, double& energy) {
+        p = l = Vec3::Zero();
+        energy = 0;
+        for (const SolverBody& body : bodies) {
+            p += body.velocity / body.inverse_mass;
+            l += body.position.cross(body.velocity / body.inverse_mass) +
+                 body.inverse_inertia.inverse() * body.angular_velocity;
+            energy += kinetic_energy(body);
+        }
+    };
+    Solver solver;
+    const SolverSettings settings;
+    solver.solve_velocities(bodies, {&c, 1}, {}, 1.0 / 60, settings);
+    Vec3 p0, l0, p1, l1;
+    double e0, e1;
+    momenta(p0, l0, e0);
+    const Vec3 position_before = bodies[1].position;
+    solver.project_positions(bodies, {&c, 1}, {}, settings);
+    momenta(p1, l1, e1);
+    ASSERT_GT((bodies[1].position - position_before).norm(), 0.01) << "the projection should move the boxes";
+    EXPECT_LT((p1 - p0).norm(), 1e-12 * p0.norm())
+        << "momentum " << p0.transpose() << " -> " << p1.transpose();
+    EXPECT_LT((l1 - l0).norm(), 1e-12 * l0.norm())
+        << "angular momentum " << l0.transpose() << " -> " << l1.transpose();
+    EXPECT_LE(e1, e0 * (1 + 1e-12)) << "kinetic energy " << e0 << " J -> " << e1 << " J";
+}
+
 }  // namespace
 }  // namespace simpulse

@@ -238,6 +238,8 @@ class DynamicsWorld {
     std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
     std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps
     std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
+    std::vector<Vec3>
+        spin_before_solve_;    // angular velocities the solver started from (carry_angular_impulses)
     std::vector<Vec3> kicks_;  // velocity the external forces add in the current substep (SolverBody::kick)
     std::vector<std::uint32_t> island_parent_;  // union-find of the sleep test
     std::vector<char> island_restless_;
