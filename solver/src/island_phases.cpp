@@ -112,20 +112,37 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
     // times residual).
     const double velocity_tolerance = kVelocityTolerance;
     const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
-    for (std::size_t i = 0; i < island_rows.size(); ++i) {
+    // The law is Poisson's (thesis eq. 20, p' = (1 + e) p): a contact's restitution impulse is e times the
+    // impulse that stopped its compression, given to every contact the impact compressed, at once. The
+    // impacts are the contacts that approached (is_impact); the inelastic phase also loads contacts that were
+    // touching or separating at the start of the step, where a body an impact pushes runs into its neighbour
+    // (a Newton's cradle whose balls have drifted apart): they take part in the same impact and restitute
+    // too, with plain e (no timing within the step: they closed at its end). Contacts that carried an impulse
+    // in the previous step (persistent: resting, leaning, sliding) get none: their load is not an impact's.
+    const bool impact = std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
+        const std::size_t i = static_cast<std::size_t>(&r - island_rows.data());
+        return r.kind == RowKind::normal && r.lambda > 0 && contacts[r.source].restitution > 0 &&
+               is_impact(r, approach[i], settings);
+    });
+    for (std::size_t i = 0; impact && i < island_rows.size(); ++i) {
         Row& r = island_rows[i];
         if (r.kind != RowKind::normal || r.lambda <= 0) continue;
         const ContactConstraint& c = contacts[r.source];
-        if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
-        const ImpactTiming impact = impact_timing(r, c, approach[i], bodies, dt);
-        detail::apply_row_impulse(r, impact.factor * r.lambda, bodies);
-        const double speed = -approach[i];
-        allowance += 0.5 * std::max(0.0, impact.factor * impact.factor - c.restitution * c.restitution) *
-                         r.lambda * speed +
-                     impact.factor * r.lambda * phase_1_residual;
+        if (c.restitution <= 0 || r.persistent) continue;
         any_restitution = true;
+        if (!is_impact(r, approach[i], settings)) {  // compressed by the impact of another contact
+            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+            allowance += c.restitution * r.lambda * phase_1_residual;
+            continue;
+        }
+        const ImpactTiming timing = impact_timing(r, c, approach[i], bodies, dt);
+        detail::apply_row_impulse(r, timing.factor * r.lambda, bodies);
+        const double speed = -approach[i];
+        allowance += 0.5 * std::max(0.0, timing.factor * timing.factor - c.restitution * c.restitution) *
+                         r.lambda * speed +
+                     timing.factor * r.lambda * phase_1_residual;
         stats.impact_gap = std::max(stats.impact_gap, -c.depth);
-        if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = impact.pull;
+        if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = timing.pull;
     }
     // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
     // restitution on its impulses too.
@@ -154,7 +171,7 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
             const Row& r = recheck_rows[i];
             if (r.kind != RowKind::normal || r.lambda <= 0) continue;
             const ContactConstraint& c = contacts[r.source];
-            if (c.restitution <= 0 || !is_impact(r, approach[i], settings)) continue;
+            if (c.restitution <= 0 || r.persistent) continue;  // every compressed contact takes part
             detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
             any_restitution = true;
             stats.impact_gap = std::max(stats.impact_gap, -c.depth);

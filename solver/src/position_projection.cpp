@@ -8,7 +8,7 @@
 // is added (unlike Baumgarte stabilisation). Moving a body moves the line its momentum acts along, and
 // turning it turns its spin: an isolated island (touching no static body and no fixed frame) would change its
 // angular momentum, which nothing outside it can. keep_angular_momentum gives it back exactly by a rigid
-// rotation of the island's velocities about its centre of mass, and keeps the kinetic energy from growing.
+// rotation of the island's velocities about its centre of mass, and its kinetic energy by scaling the rest.
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -248,14 +248,14 @@ void Solver::Impl::record_isolated_islands(std::span<const SolverBody> bodies) {
     }
 }
 
-// After the projection: each isolated island gets back the angular momentum it had, exactly (L is linear in
-// the velocities): a rigid rotation Omega of its velocities about its centre of mass X (v += Omega x (x - X),
-// w += Omega) changes L by I_X Omega and leaves the momentum and every relative velocity at a contact or
-// joint as they are, so Omega = -I_X^-1 dL. It changes the kinetic energy by -dL.I_X^-1 L_X - 1/2 dL.I_X^-1
-// dL (L_X the angular momentum about X before the projection), which can be positive: then the island's
-// velocities relative to its rigid motion (the part orthogonal to it in the mass metric, with no angular
-// momentum) are scaled down until the energy is what it was. Scaling keeps the sign of every relative
-// velocity.
+// After the projection: each isolated island gets back the angular momentum and the kinetic energy it had,
+// exactly. L is linear in the velocities: a rigid rotation Omega of the island's velocities about its centre
+// of mass X (v += Omega x (x - X), w += Omega) changes L by I_X Omega and leaves the momentum and every
+// relative velocity at a contact or joint as they are, so Omega = -I_X^-1 dL. That changes the kinetic energy
+// by -dL.I_X^-1 L_X - 1/2 dL.I_X^-1 dL (L_X the angular momentum about X before the projection); the island's
+// velocities relative to its rigid motion (the part orthogonal to it in the mass metric, with no momentum and
+// no angular momentum) are then scaled until the energy is what it was. Scaling keeps the sign of every
+// relative velocity.
 void Solver::Impl::keep_angular_momentum(std::span<SolverBody> bodies) {
     for (std::size_t k = 0; k + 1 < isolated_offsets.size(); ++k) {
         const std::span<const std::uint32_t> island(isolated_bodies.begin() + isolated_offsets[k],
@@ -270,7 +270,7 @@ void Solver::Impl::keep_angular_momentum(std::span<SolverBody> bodies) {
             bodies[i].angular_velocity += omega;
         }
         const detail::IslandMotion corrected = detail::island_motion(bodies, island);
-        if (!(corrected.kinetic_energy > before.kinetic_energy)) continue;
+        if (corrected.kinetic_energy == before.kinetic_energy) continue;
         // Rigid part: the centre's velocity V and the rotation Omega_0 = I_X^-1 L_X.
         const Vec3 spin =
             inertia.solve(corrected.angular_momentum - corrected.centre.cross(corrected.momentum));
