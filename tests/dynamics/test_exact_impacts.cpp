@@ -232,5 +232,42 @@ TEST(ExactImpacts, BusyClosedBoxKeepsEnergyAndBothMomentaAtEveryContactEvent) {
     EXPECT_LT(worst_l, 1e-9);
 }
 
+// An elastic gas: 100 spheres in a static closed box (six planes), no gravity, no friction, e = 1. Every
+// collision is elastic and the walls do no work: the kinetic energy is a constant, to round-off.
+TEST(ExactImpacts, ElasticGasKeepsItsEnergy) {
+    WorldSettings ws;
+    ws.gravity = Vec3::Zero();
+    ws.allow_sleeping = false;
+    DynamicsWorld w(ws);
+    w.materials().set(0, Material{0.0, 1.0, 1000});
+    for (int axis = 0; axis < 3; ++axis)
+        for (double side : {-1.0, 1.0}) {
+            BodyDesc wall;
+            wall.is_static = true;
+            wall.shape = make_plane(-side * Vec3::Unit(axis), -1.0);  // inward normal, 1 m from the centre
+            w.create_body(wall);
+        }
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    for (int i = 0; i < 100; ++i) {
+        BodyDesc d;
+        d.shape = make_sphere(0.06);
+        d.pose.position = Vec3(-0.8 + 0.4 * (i % 5), -0.8 + 0.4 * (i / 5 % 5), -0.6 + 0.4 * (i / 25));
+        d.velocity = 2.0 * Vec3(unit(rng), unit(rng), unit(rng));
+        w.create_body(d);
+    }
+    const double e0 = w.energy().kinetic;
+    double worst = 0;
+    int contact_steps = 0;
+    for (int i = 0; i < 2000; ++i) {
+        ASSERT_TRUE(w.step(1e-3).ok);
+        contact_steps += !w.contact_events().empty();
+        worst = std::max(worst, std::abs(w.energy().kinetic / e0 - 1));
+    }
+    std::printf("%d steps with contact events: largest dE/E %.3e\n", contact_steps, worst);
+    EXPECT_GT(contact_steps, 100);
+    EXPECT_LT(worst, 1e-9) << "kinetic energy changed by " << worst << " of itself";
+}
+
 }  // namespace
 }  // namespace simpulse
