@@ -14,6 +14,14 @@
 namespace simpulse {
 namespace {
 
+// No gravity, no sleeping: nothing outside the bodies acts on them.
+WorldSettings free_space() {
+    WorldSettings ws;
+    ws.gravity = Vec3::Zero();
+    ws.allow_sleeping = false;
+    return ws;
+}
+
 struct PairRun {
     double worst_dl = 0;  // largest |L - L0| / |L0| over the run
     double worst_dp = 0;
@@ -24,10 +32,7 @@ struct PairRun {
 // few contact steps). Nothing outside acts on them: momentum and angular momentum about the origin are
 // constants, checked after every step.
 PairRun spinning_pair(double friction, double restitution, double dt) {
-    WorldSettings ws;
-    ws.gravity = Vec3::Zero();
-    ws.allow_sleeping = false;
-    DynamicsWorld w(ws);
+    DynamicsWorld w(free_space());
     w.materials().set(0, Material{friction, restitution, 1000});
     BodyDesc box;
     box.shape = make_box(Vec3(0.3, 0.2, 0.15));
@@ -174,10 +179,7 @@ TEST(ExactImpacts, NewtonsCradleKeepsItsEnergy) {
 // gravity, no friction, e = 1. Nothing outside acts on it: momentum, angular momentum and kinetic energy are
 // constants, checked after every step in which a contact begins. Bound: 1e-9 relative.
 TEST(ExactImpacts, BusyClosedBoxKeepsEnergyAndBothMomentaAtEveryContactEvent) {
-    WorldSettings ws;
-    ws.gravity = Vec3::Zero();
-    ws.allow_sleeping = false;
-    DynamicsWorld w(ws);
+    DynamicsWorld w(free_space());
     w.materials().set(0, Material{0.0, 1.0, 1000});
     constexpr double kHalf = 1.0, kWall = 0.05;  // inner half size, wall half thickness
     std::vector<CompoundChild> walls;
@@ -235,10 +237,7 @@ TEST(ExactImpacts, BusyClosedBoxKeepsEnergyAndBothMomentaAtEveryContactEvent) {
 // An elastic gas: 100 spheres in a static closed box (six planes), no gravity, no friction, e = 1. Every
 // collision is elastic and the walls do no work: the kinetic energy is a constant, to round-off.
 TEST(ExactImpacts, ElasticGasKeepsItsEnergy) {
-    WorldSettings ws;
-    ws.gravity = Vec3::Zero();
-    ws.allow_sleeping = false;
-    DynamicsWorld w(ws);
+    DynamicsWorld w(free_space());
     w.materials().set(0, Material{0.0, 1.0, 1000});
     for (int axis = 0; axis < 3; ++axis)
         for (double side : {-1.0, 1.0}) {
