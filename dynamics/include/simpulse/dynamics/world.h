@@ -1,8 +1,6 @@
 // The dynamics world: owns bodies, springs, ball joints and materials, and advances them by fixed steps in
-// the thesis order (chapter 2): (1) velocities from gravity, springs and applied forces; (2) collision stage
-// (broad phase, narrow phase -> manifolds, contact begin/end events); (3) solver stage (simultaneous
-// impulses); (4) positions and orientations from velocities; (5) position projection of joints and
-// penetration.
+// the thesis order (chapter 2). The stages of a step are listed once, in DynamicsWorld::substep
+// (dynamics/src/world.cpp).
 #pragma once
 
 #include <simpulse/collision/broad_phase.h>
@@ -200,9 +198,15 @@ class DynamicsWorld {
     void wake_around_static(std::uint32_t slot, const Aabb& bounds);
     void update_sleep(double dt);
     bool frozen(std::uint32_t slot) const { return bodies_[slot].is_static || bodies_[slot].asleep; }
+    // The stages of substep (world.cpp lists them in order), each in the file named for it.
+    bool apply_forces(double dt);  // false if a velocity became non-finite
     void collision_stage(double dt);
     void build_constraints();
+    SolverSettings solve_velocities(double dt);  // the solver settings of this substep
+    bool reject_substep(double dt);              // true: rejected, velocities restored
     void update_contact_events();
+    void advance_positions(double dt);
+    void project_positions(const SolverSettings& solver_settings);
     void sync_solver_bodies(bool to_solver);
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
 

@@ -1,0 +1,46 @@
+// Stage 4 of the step: the simultaneous impulse solve of the velocities (solver/), and the check that accepts
+// the substep or rejects it (velocities restored) to be split: a jointed body turning too far for the
+// position projection's linearisation, or an impact resolved across too wide a gap.
+#include <simpulse/dynamics/world.h>
+
+#include <algorithm>
+
+namespace simpulse {
+
+SolverSettings DynamicsWorld::solve_velocities(double dt) {
+    sync_solver_bodies(true);
+    // Resting contacts gain 2 |g| dt of approach speed per step at most; never restitute below that.
+    SolverSettings solver_settings = settings_.solver;
+    solver_settings.restitution_threshold =
+        std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
+    spin_before_solve_.resize(bodies_.size());
+    for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
+    solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
+    sync_solver_bodies(false);
+    return solver_settings;
+}
+
+bool DynamicsWorld::reject_substep(double dt) {
+    const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap : kDefaultImpactGap;
+    const bool impact_too_early = solver_.stats().impact_gap > impact_limit;
+    if (!impact_too_early && !(fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation))
+        return false;
+    solver_.discard_last_solve();
+    for (std::size_t i = 0; i < bodies_.size(); ++i) {
+        bodies_[i].velocity = velocity_backup_[i].first;
+        bodies_[i].angular_velocity = velocity_backup_[i].second;
+    }
+    return true;
+}
+
+double DynamicsWorld::fastest_joint_rotation_rate() const {
+    double fastest = 0;
+    for (const BallJoint& j : joints_) {
+        if (!j.alive) continue;
+        fastest = std::max(fastest, bodies_[j.body_a].angular_velocity.norm());
+        if (j.body_b != kInvalidIndex) fastest = std::max(fastest, bodies_[j.body_b].angular_velocity.norm());
+    }
+    return fastest;
+}
+
+}  // namespace simpulse
