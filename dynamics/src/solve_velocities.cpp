@@ -21,8 +21,7 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
 }
 
 bool DynamicsWorld::reject_substep(double dt) {
-    const double impact_limit = settings_.max_impact_gap > 0 ? settings_.max_impact_gap : kDefaultImpactGap;
-    const bool impact_too_early = solver_.stats().impact_gap > impact_limit;
+    const bool impact_too_early = solver_.stats().impact_gap > settings_.max_impact_gap;
     if (!impact_too_early && !(fastest_joint_rotation_rate() * dt > settings_.max_joint_rotation))
         return false;
     solver_.discard_last_solve();

@@ -100,10 +100,10 @@ TEST(ImpactSubsteps, ChainOfImpactsThroughGapsEndsAtTheClosedForm) {
 
 // A gap inside the contact margin (2 mm): in one unsplit 1/240 s step the inelastic phase let balls 2 and 3
 // approach by the gap and restitution did not give the third ball its share: 0.257 of 0.5 J kept, velocities
-// -0.013 / 0.493 / 0.520 m/s. With the default max_impact_gap (0, meaning 1 mm) the step splits and the
+// -0.013 / 0.493 / 0.520 m/s. With the default max_impact_gap (1 mm) the step splits and the
 // elastic exchange is exact: 0 / 0 / 1 m/s, energy and momentum to round-off.
 TEST(ImpactSubsteps, ElasticImpactAcrossAGapInsideTheMarginKeepsItsEnergy) {
-    const CradleResult r = cradle(0, 0.002, 1.0, 1.0 / 240, 3);
+    const CradleResult r = cradle(kDefaultImpactGap, 0.002, 1.0, 1.0 / 240, 3);
     EXPECT_GT(r.most_substeps, 1);
     double energy = 0;
     for (const double v : r.v) energy += 0.5 * v * v;
@@ -140,7 +140,7 @@ TEST(ImpactSubsteps, NoSplitWithoutAnImpactAcrossAGap) {
 class JointedBounce : public ::testing::TestWithParam<bool> {};
 
 TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
-    WorldSettings s = weightless(0);
+    WorldSettings s = weightless(kDefaultImpactGap);
     const bool split = GetParam();
     if (!split) {
         s.max_joint_rotation = 10;
