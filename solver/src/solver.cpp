@@ -261,6 +261,18 @@ namespace {
 // solve their islands on the calling thread.
 constexpr std::size_t kParallelMinRows = 64;
 
+// Threads worth waking for islands of these sizes (rows, offsets as IslandBuilder's): a step's solve takes at
+// least as long as its largest island, so more threads than total / largest rows cannot shorten it, and a
+// step with less work than kParallelMinRows rows stays on the calling thread.
+int useful_threads(std::span<const std::uint32_t> offsets, int threads) {
+    std::uint32_t largest = 0;
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
+        largest = std::max(largest, offsets[k + 1] - offsets[k]);
+    const std::uint32_t total = offsets.back() - offsets.front();
+    if (largest == 0 || total < kParallelMinRows) return 1;
+    return static_cast<int>(std::min<std::uint32_t>(static_cast<std::uint32_t>(threads), total / largest));
+}
+
 // The statistics of one worker's islands added to the step's.
 void add_island_stats(SolverStats& into, const SolverStats& from) {
     into.largest_island_rows = std::max(into.largest_island_rows, from.largest_island_rows);
@@ -303,9 +315,7 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
     const auto island_count = static_cast<std::uint32_t>(offsets.size() - 1);
     stats.islands = static_cast<int>(island_count);
     local_index.assign(rows.size(), -1);
-    const int threads = island_count >= 2 && rows.size() >= kParallelMinRows
-                            ? std::min(settings.threads, static_cast<int>(island_count))
-                            : 1;
+    const int threads = useful_threads(offsets, settings.threads);
     while (workers.size() < static_cast<std::size_t>(threads)) add_worker();
     for (auto& worker : workers) worker->stats = {};
     if (threads <= 1) {
