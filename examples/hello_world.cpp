@@ -67,5 +67,6 @@ int main() {
     // Invalid input is an error value, not a crash.
     const Result<ShapePtr> bad = create_sphere(-1);
     std::printf("create_sphere(-1): %s\n", bad ? "accepted?!" : bad.error().message.c_str());
+    if (!bad) std::printf("error code: %s\n", to_string(bad.error().code));
     return 0;
 }

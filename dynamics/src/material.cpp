@@ -1,16 +1,50 @@
 // Material table: per-material friction, restitution and density, and the pair-combination rule of the scene
 // format (explicit pair entry, else the mean of the two materials).
+#include <simpulse/collision/number_text.h>
+#include <simpulse/dynamics/errors.h>
 #include <simpulse/dynamics/material.h>
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace simpulse {
+namespace {
+
+void require_friction(double friction) {
+    if (!(friction >= 0 && std::isfinite(friction)))
+        throw std::invalid_argument("friction: expected a finite number >= 0, got " + number_text(friction));
+}
+
+void require_restitution(double restitution) {
+    if (!(restitution >= 0 && restitution <= 1))
+        throw std::invalid_argument("restitution: expected a number in [0, 1], got " +
+                                    number_text(restitution));
+}
+
+// The one check of a material's values, for every way a material enters a world.
+void require_valid(const Material& material) {
+    require_friction(material.friction);
+    require_restitution(material.restitution);
+    if (!(material.density > 0 && std::isfinite(material.density)))
+        throw std::invalid_argument("density: expected a positive finite number, got " +
+                                    number_text(material.density));
+}
+
+void require_known(MaterialId id, std::size_t size, const char* what) {
+    if (id >= size)
+        throw InvalidId(std::string(what) + ": unknown material id " + std::to_string(id) +
+                        " (the world has " + std::to_string(size) + ")");
+}
+
+}  // namespace
 
 MaterialTable::MaterialTable() {
     add(Material{});
 }
 
 MaterialId MaterialTable::add(const Material& material) {
+    require_valid(material);
     const std::size_t old_size = materials_.size();
     materials_.push_back(material);
     resize_pairs(old_size);
@@ -18,7 +52,8 @@ MaterialId MaterialTable::add(const Material& material) {
 }
 
 void MaterialTable::set(MaterialId id, const Material& material) {
-    if (id >= materials_.size()) throw std::invalid_argument("unknown material id");
+    require_known(id, materials_.size(), "material");
+    require_valid(material);
     materials_[id] = material;
 }
 
@@ -37,7 +72,10 @@ void MaterialTable::resize_pairs(std::size_t old_size) {
 
 void MaterialTable::set_pair(MaterialId a, MaterialId b, const CombinedMaterial& combined) {
     const std::size_t n = materials_.size();
-    if (a >= n || b >= n) throw std::invalid_argument("unknown material id");
+    require_known(a, n, "a");
+    require_known(b, n, "b");
+    require_friction(combined.friction);
+    require_restitution(combined.restitution);
     pairs_[a * n + b] = pairs_[b * n + a] = combined;
     has_pair_[a * n + b] = has_pair_[b * n + a] = 1;
 }

@@ -1,5 +1,6 @@
 // DynamicsWorld: body/spring/joint bookkeeping and the step in the thesis order (see world.h).
 #include <simpulse/collision/number_text.h>
+#include <simpulse/dynamics/errors.h>
 #include <simpulse/dynamics/integrator.h>
 #include <simpulse/dynamics/link_ends.h>
 #include <simpulse/dynamics/world.h>
@@ -18,6 +19,26 @@ bool finite(const Vec3& v) {
 
 void require(bool condition, const char* message) {
     if (!condition) throw std::invalid_argument(message);
+}
+void require(bool condition, const std::string& message) {
+    if (!condition) throw std::invalid_argument(message);
+}
+
+void require_id(bool valid, const char* what) {
+    if (!valid) throw InvalidId(std::string(what) + ": not a live id of this world");
+}
+
+// "FIELD: expected a positive finite number, got X" unless value is one.
+void require_positive(double value, const char* field) {
+    if (!(value > 0 && std::isfinite(value)))
+        throw std::invalid_argument(std::string(field) + ": expected a positive finite number, got " +
+                                    number_text(value));
+}
+
+void require_non_negative(double value, const char* field) {
+    if (!(value >= 0 && std::isfinite(value)))
+        throw std::invalid_argument(std::string(field) + ": expected a finite number >= 0, got " +
+                                    number_text(value));
 }
 
 // The ends of a spring or joint follow the scene's rule (link_ends.h); the world frame is BodyId{}.
@@ -62,7 +83,7 @@ void require_usable_mass(const MassProperties& mp) {
                         mp.center_of_mass.allFinite() && mp.inertia.allFinite() &&
                         mp.inertia.diagonal().minCoeff() > 0 && mp.inertia.inverse().allFinite();
     if (usable) return;
-    throw std::invalid_argument("body mass properties are out of the double range (mass " +
+    throw std::invalid_argument("shape: the mass properties are out of the double range (mass " +
                                 number_text(mp.mass) + " kg, inertia diagonal " +
                                 number_text(mp.inertia(0, 0)) + ", " + number_text(mp.inertia(1, 1)) + ", " +
                                 number_text(mp.inertia(2, 2)) +
@@ -74,7 +95,8 @@ void require_usable_mass(const MassProperties& mp) {
 // infinite coordinates, and the step would fail later on a body that did nothing wrong.
 void require_finite_bounds(const Aabb& bounds, ShapeType type) {
     if (type == ShapeType::plane || (bounds.min.allFinite() && bounds.max.allFinite())) return;
-    throw std::invalid_argument(std::string("body bounding box is not finite: the ") + shape_type_name(type) +
+    throw std::invalid_argument(std::string("pose: the bounding box is not finite: the ") +
+                                shape_type_name(type) +
                                 " reaches beyond the double range at this position (only planes may be "
                                 "unbounded)");
 }
@@ -88,10 +110,10 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
     b.is_static = desc.is_static;
     b.orientation = desc.pose.orientation.normalized();
     if (!desc.is_static) {
-        require(desc.density > 0 && std::isfinite(desc.density), "body density must be positive");
+        require_positive(desc.density, "density");
         MassProperties mp = compute_mass_properties(*desc.shape, desc.density);
         if (desc.mass) {
-            require(*desc.mass > 0 && std::isfinite(*desc.mass), "body mass must be positive");
+            require_positive(*desc.mass, "mass");
             mp = with_mass(mp, *desc.mass);
         }
         require_usable_mass(mp);
@@ -121,14 +143,19 @@ DynamicsWorld::DynamicsWorld(const WorldSettings& settings)
     : settings_(settings), broad_phase_(BroadPhaseSettings{.margin = settings.aabb_margin}) {}
 
 BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
-    require(desc.shape != nullptr, "body has no shape");
+    require(desc.shape != nullptr, "shape: expected a shape, got none");
     require(finite(desc.pose.position) && desc.pose.orientation.coeffs().allFinite(),
-            "body pose is not finite");
-    require(std::abs(desc.pose.orientation.norm() - 1.0) < 1e-6, "body orientation is not a unit quaternion");
-    require(finite(desc.velocity) && finite(desc.angular_velocity), "body velocity is not finite");
-    require(desc.material < materials_.size(), "unknown material");
+            "pose: expected finite numbers");
+    require(std::abs(desc.pose.orientation.norm() - 1.0) < 1e-6,
+            "pose.orientation: expected a unit quaternion, got norm " +
+                number_text(desc.pose.orientation.norm()));
+    require(finite(desc.velocity), "velocity: expected finite numbers");
+    require(finite(desc.angular_velocity), "angular_velocity: expected finite numbers");
+    require_id(desc.material < materials_.size(), "material");
     const ShapeType type = desc.shape->type();
-    require(desc.is_static || !is_static_only(type), "plane, mesh and height field shapes must be static");
+    require(desc.is_static || !is_static_only(type),
+            std::string("is_static: a ") + shape_type_name(type) +
+                " body must be static (planes, meshes and height fields have no volume)");
 
     // Everything that can fail happens before a slot is taken: a failed call leaves the world as it was.
     Body body = body_from(desc, settings_.contact_margin);
@@ -149,7 +176,7 @@ BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
 }
 
 void DynamicsWorld::destroy_body(BodyId id) {
-    require(is_valid(id), "invalid body id");
+    require_id(is_valid(id), "body id");
     Body& b = bodies_[id.index];
     // Touching pairs of this body end now; report them with the next step's events.
     for (std::size_t i = 0; i < touching_.size(); ++i) {
@@ -180,18 +207,18 @@ bool DynamicsWorld::is_valid(BodyId id) const {
 }
 
 const Body& DynamicsWorld::body(BodyId id) const {
-    require(is_valid(id), "invalid body id");
+    require_id(is_valid(id), "body id");
     return bodies_[id.index];
 }
 
 Body& DynamicsWorld::body_mut(BodyId id) {
-    require(is_valid(id), "invalid body id");
+    require_id(is_valid(id), "body id");
     return bodies_[id.index];
 }
 
 void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
     require(finite(pose.position) && std::abs(pose.orientation.norm() - 1.0) < 1e-6,
-            "pose must be finite with a unit quaternion");
+            "pose: expected a finite position and a unit quaternion");
     Body& b = body_mut(id);
     // Checked before anything changes, so a refused pose leaves the body where it was.
     const Pose placed{pose.position, pose.orientation.normalized()};
@@ -211,28 +238,29 @@ void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
 }
 
 void DynamicsWorld::set_velocity(BodyId id, const Vec3& velocity) {
-    require(finite(velocity), "velocity must be finite");
+    require(finite(velocity), "velocity: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.velocity = velocity;
 }
 
 void DynamicsWorld::set_angular_velocity(BodyId id, const Vec3& angular_velocity) {
-    require(finite(angular_velocity), "angular velocity must be finite");
+    require(finite(angular_velocity), "angular_velocity: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.angular_velocity = angular_velocity;
 }
 
 void DynamicsWorld::add_force(BodyId id, const Vec3& force) {
-    require(finite(force), "force must be finite");
+    require(finite(force), "force: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.force += force;
 }
 
 void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3& point) {
-    require(finite(force) && finite(point), "force and point must be finite");
+    require(finite(force), "force: expected finite numbers");
+    require(finite(point), "point: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (b.is_static) return;
@@ -241,14 +269,15 @@ void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3&
 }
 
 void DynamicsWorld::add_torque(BodyId id, const Vec3& torque) {
-    require(finite(torque), "torque must be finite");
+    require(finite(torque), "torque: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.torque += torque;
 }
 
 void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point) {
-    require(finite(impulse) && finite(point), "impulse and point must be finite");
+    require(finite(impulse), "impulse: expected finite numbers");
+    require(finite(point), "point: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (b.is_static) return;
@@ -257,27 +286,26 @@ void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& po
 }
 
 void DynamicsWorld::apply_angular_impulse(BodyId id, const Vec3& angular_impulse) {
-    require(finite(angular_impulse), "angular impulse must be finite");
+    require(finite(angular_impulse), "angular_impulse: expected finite numbers");
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.angular_velocity += b.inverse_inertia_world * angular_impulse;
 }
 
 SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
-    require(desc.stiffness >= 0 && std::isfinite(desc.stiffness), "spring stiffness must be >= 0");
-    require(desc.damping >= 0 && std::isfinite(desc.damping), "spring damping must be >= 0");
-    require(finite(desc.anchor_a) && finite(desc.anchor_b), "spring anchors must be finite");
+    require_non_negative(desc.stiffness, "stiffness");
+    require_non_negative(desc.damping, "damping");
+    require(finite(desc.anchor_a), "anchor_a: expected finite numbers");
+    require(finite(desc.anchor_b), "anchor_b: expected finite numbers");
     // The spring's length is the norm of the anchors' difference; past ~1e154 its square overflows, and a
     // rest length defaulted to that distance (scenes) is infinite although none was given.
     require(std::isfinite((desc.anchor_b - desc.anchor_a).squaredNorm()),
-            "spring anchors are too far apart: the square of their distance overflows a double");
-    if (!(desc.rest_length >= 0 && std::isfinite(desc.rest_length)))
-        throw std::invalid_argument("spring rest length must be a finite number >= 0, got " +
-                                    number_text(desc.rest_length));
+            "anchor_b: too far from anchor_a (the square of their distance overflows a double)");
+    require_non_negative(desc.rest_length, "rest_length");
     require_link_ends(desc.body_a, desc.body_b, "a spring");
     const bool world_a = desc.body_a == BodyId{}, world_b = desc.body_b == BodyId{};
-    require(world_a || is_valid(desc.body_a), "spring body A is not valid");
-    require(world_b || is_valid(desc.body_b), "spring body B is not valid");
+    require_id(world_a || is_valid(desc.body_a), "body_a");
+    require_id(world_b || is_valid(desc.body_b), "body_b");
     require_dynamic_end(bodies_, desc.body_a, desc.body_b, "a spring");
     if (!world_a) wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
@@ -296,7 +324,7 @@ SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
 }
 
 void DynamicsWorld::remove_spring(SpringId id) {
-    require(is_valid(id), "invalid spring id");
+    require_id(is_valid(id), "spring id");
     const Spring& s = springs_[id.index];
     for (const std::uint32_t end : {s.body_a, s.body_b})  // what the spring held moves again
         if (end != kInvalidIndex) wake_island(end);
@@ -310,11 +338,11 @@ bool DynamicsWorld::is_valid(SpringId id) const {
 }
 
 JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
-    require(finite(desc.anchor), "joint anchor must be finite");
+    require(finite(desc.anchor), "anchor: expected finite numbers");
     require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};
-    require(is_valid(desc.body_a), "joint body A is not valid");
-    require(world_b || is_valid(desc.body_b), "joint body B is not valid");
+    require_id(is_valid(desc.body_a), "body_a");
+    require_id(world_b || is_valid(desc.body_b), "body_b");
     require_dynamic_end(bodies_, desc.body_a, desc.body_b, "a joint");
     wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
@@ -336,7 +364,7 @@ JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
 }
 
 void DynamicsWorld::remove_joint(JointId id) {
-    require(is_valid(id), "invalid joint id");
+    require_id(is_valid(id), "joint id");
     BallJoint& j = joints_[id.index];
     for (const std::uint32_t end : {j.body_a, j.body_b})  // what the joint held moves again
         if (end != kInvalidIndex) wake_island(end);
@@ -355,7 +383,7 @@ bool DynamicsWorld::is_valid(JointId id) const {
 }
 
 double DynamicsWorld::joint_error(JointId id) const {
-    require(is_valid(id), "invalid joint id");
+    require_id(is_valid(id), "joint id");
     const BallJoint& j = joints_[id.index];
     const Vec3 pa = bodies_[j.body_a].pose().transform_point(j.local_a);
     const Vec3 pb =
@@ -397,7 +425,7 @@ std::uint32_t DynamicsWorld::first_non_finite_body() const {
 
 StepStatus DynamicsWorld::step(double dt) {
     if (!(dt > 0) || !std::isfinite(dt))
-        throw std::invalid_argument("time step must be a positive finite number");
+        throw std::invalid_argument("dt: expected a positive finite number, got " + number_text(dt));
     broad_phase_.set_margin(settings_.aabb_margin);  // settings() may have changed it since the last step
     events_.clear();
     events_.insert(events_.end(), pending_events_.begin(), pending_events_.end());
@@ -449,7 +477,7 @@ StepStatus DynamicsWorld::step(double dt) {
 }
 
 void DynamicsWorld::wake(BodyId id) {
-    require(is_valid(id), "invalid body id");
+    require_id(is_valid(id), "body id");
     wake_island(id.index);
 }
 

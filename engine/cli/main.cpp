@@ -2,9 +2,9 @@
 // SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0 success, 1 the run failed, 2 bad input.
 // Errors are one line on stderr; logging goes through spdlog on stderr (--quiet: errors only, --verbose:
 // scene details and per-step solver statistics); stdout carries only the summary of `validate`.
-#include <simpulse/domino.h>
-#include <simpulse/run.h>
-#include <simpulse/scene.h>
+#include <simpulse/app/domino.h>
+#include <simpulse/app/run.h>
+#include <simpulse/app/scene.h>
 #include <simpulse/version.h>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -246,9 +246,9 @@ int run(const Options& options) {
             spdlog::debug(
                 "step {} t={}: substeps {} islands {} rows {} (largest {}) iterations {} pivots {} "
                 "residual {:.3g} missed {} newton {} factorizations {} pairs {} (reused {})",
-                step, sw.world.time(), sw.world.dynamics().last_substeps(), s.islands, s.rows,
-                s.largest_island_rows, s.iterations, s.pivots, s.residual, s.missed_islands, s.newton_islands,
-                s.factorizations, c.pairs, c.reused);
+                step, sw.world.time(), sw.world.last_substeps(), s.islands, s.rows, s.largest_island_rows,
+                s.iterations, s.pivots, s.residual, s.missed_islands, s.newton_islands, s.factorizations,
+                c.pairs, c.reused);
             if (s.inelastic_energy_guards > 0 || s.restitution_energy_guards > 0)
                 spdlog::debug("step {}: energy safeguards: inelastic {} restitution {} (islands)", step,
                               s.inelastic_energy_guards, s.restitution_energy_guards);

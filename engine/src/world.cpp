@@ -1,49 +1,59 @@
-// Public World: validates every call and turns the dynamics module's exceptions into error values; delivers
-// contact events to the listener after each step.
+// Public World: validates every call and turns the dynamics module's exceptions into error values (the
+// contract of result.h); delivers contact events to the listener after each step.
 #include <simpulse/world.h>
 
-#include "settings_check.h"
+#include <simpulse/dynamics/settings_check.h>
+#include <simpulse/dynamics/world.h>
+
+#include "guarded.h"
 
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
 namespace simpulse {
+
+const char* to_string(ErrorCode code) {
+    switch (code) {
+        case ErrorCode::invalid_argument:
+            return "invalid_argument";
+        case ErrorCode::invalid_id:
+            return "invalid_id";
+        case ErrorCode::non_finite_state:
+            return "non_finite_state";
+        case ErrorCode::out_of_memory:
+            return "out_of_memory";
+        case ErrorCode::internal:
+            return "internal";
+    }
+    return "internal";
+}
+
 namespace {
-
-template <class F>
-Status guarded(F&& f) {
-    try {
-        f();
-        return {};
-    } catch (const std::exception& e) {
-        return Error{e.what()};
-    }
-}
-
-template <class T, class F>
-Result<T> guarded_value(F&& f) {
-    try {
-        return f();
-    } catch (const std::exception& e) {
-        return Error{e.what()};
-    }
-}
 
 // "SETTING: expected ..., got ..." for the first invalid setting.
 Status validate(const WorldSettings& settings) {
-    if (const std::optional<SettingProblem> problem = find_setting_problem(settings))
-        return Error{problem->setting + ": " + problem->message};
-    return {};
+    return guarded([&] {
+        if (const std::optional<SettingProblem> problem = find_setting_problem(settings))
+            throw std::invalid_argument(problem->setting + ": " + problem->message);
+    });
 }
 
 }  // namespace
 
-World::World(const WorldSettings& settings) {
-    // A constructor cannot return the error value set_settings does; an invalid world must not exist.
-    if (Status s = validate(settings); !s)
-        throw std::invalid_argument("World settings: " + s.error().message);
-    world_ = std::make_unique<DynamicsWorld>(settings);
+const DynamicsWorld& detail::dynamics_of(const World& world) {
+    return *world.world_;
+}
+
+World::World() : world_(std::make_unique<DynamicsWorld>()) {}
+
+Result<World> World::create(const WorldSettings& settings) {
+    if (Status s = validate(settings); !s) return s.error();
+    return guarded_value<World>([&] {
+        World world;
+        world.world_->settings() = settings;
+        return world;
+    });
 }
 World::~World() = default;
 World::World(World&&) noexcept = default;
@@ -55,36 +65,28 @@ const WorldSettings& World::settings() const {
 
 Status World::set_settings(const WorldSettings& settings) {
     if (Status s = validate(settings); !s) return s;
-    world_->settings() = settings;
-    world_->wake_all();  // a new gravity, or sleeping turned off, concerns the sleepers too
-    return {};
+    return guarded([&] {
+        world_->settings() = settings;
+        world_->wake_all();  // a new gravity, or sleeping turned off, concerns the sleepers too
+    });
 }
 
 Result<MaterialId> World::add_material(const Material& m) {
-    if (!(m.friction >= 0) || !std::isfinite(m.friction)) return Error{"material friction must be >= 0"};
-    if (!(m.restitution >= 0 && m.restitution <= 1)) return Error{"material restitution must be in [0, 1]"};
-    if (!(m.density > 0) || !std::isfinite(m.density)) return Error{"material density must be > 0"};
-    return world_->materials().add(m);
+    return guarded_value<MaterialId>([&] { return world_->materials().add(m); });
 }
 
 Status World::set_material(MaterialId id, const Material& m) {
-    if (id >= world_->materials().size()) return Error{"unknown material id"};
-    if (!(m.friction >= 0) || !std::isfinite(m.friction)) return Error{"material friction must be >= 0"};
-    if (!(m.restitution >= 0 && m.restitution <= 1)) return Error{"material restitution must be in [0, 1]"};
-    if (!(m.density > 0) || !std::isfinite(m.density)) return Error{"material density must be > 0"};
-    world_->materials().set(id, m);
-    world_->wake_all();  // less friction may set a resting body sliding
-    return {};
+    return guarded([&] {
+        world_->materials().set(id, m);
+        world_->wake_all();  // less friction may set a resting body sliding
+    });
 }
 
 Status World::set_material_pair(MaterialId a, MaterialId b, double friction, double restitution) {
-    if (a >= world_->materials().size() || b >= world_->materials().size())
-        return Error{"unknown material id"};
-    if (!(friction >= 0) || !std::isfinite(friction)) return Error{"pair friction must be >= 0"};
-    if (!(restitution >= 0 && restitution <= 1)) return Error{"pair restitution must be in [0, 1]"};
-    world_->materials().set_pair(a, b, {friction, restitution});
-    world_->wake_all();
-    return {};
+    return guarded([&] {
+        world_->materials().set_pair(a, b, {friction, restitution});
+        world_->wake_all();
+    });
 }
 
 Result<BodyId> World::create_body(const BodyDesc& desc) {
@@ -103,21 +105,30 @@ std::size_t World::body_count() const {
 }
 
 Result<BodyState> World::state(BodyId id) const {
-    if (!world_->is_valid(id)) return Error{"invalid body id"};
-    const Body& b = world_->body(id);
-    return BodyState{b.pose(), b.velocity, b.angular_velocity};
+    return guarded_value<BodyState>([&] {
+        const Body& b = world_->body(id);
+        return BodyState{b.pose(), b.velocity, b.angular_velocity};
+    });
 }
 
 Result<BodyInfo> World::info(BodyId id) const {
-    if (!world_->is_valid(id)) return Error{"invalid body id"};
-    const Body& b = world_->body(id);
-    return BodyInfo{b.mass, b.local_center_of_mass, b.inertia_local, b.is_static, b.material, b.user_data};
+    return guarded_value<BodyInfo>([&] {
+        const Body& b = world_->body(id);
+        return BodyInfo{b.mass,     b.local_center_of_mass, b.inertia_local, b.is_static, b.material,
+                        b.user_data};
+    });
+}
+
+Result<bool> World::is_asleep(BodyId id) const {
+    return guarded_value<bool>([&] { return world_->is_asleep(id); });
 }
 
 Status World::set_state(BodyId id, const BodyState& state) {
     return guarded([&] {
-        if (!state.velocity.allFinite() || !state.angular_velocity.allFinite())
-            throw std::invalid_argument("velocity must be finite");
+        world_->body(id);  // an invalid id is reported before the values
+        if (!state.velocity.allFinite()) throw std::invalid_argument("velocity: expected finite numbers");
+        if (!state.angular_velocity.allFinite())
+            throw std::invalid_argument("angular_velocity: expected finite numbers");
         world_->set_pose(id, state.pose);
         world_->set_velocity(id, state.velocity);
         world_->set_angular_velocity(id, state.angular_velocity);
@@ -169,21 +180,21 @@ double World::max_joint_error() const {
 }
 
 Status World::step(double dt) {
-    if (!(dt > 0) || !std::isfinite(dt)) return Error{"time step must be a positive finite number"};
-    StepStatus s;
-    try {
-        s = world_->step(dt);
-    } catch (const std::exception& e) {
-        return Error{e.what()};
-    }
+    const Result<StepStatus> s = guarded_value<StepStatus>([&] { return world_->step(dt); });
+    if (!s) return s.error();
+    // The listener is the caller's code: what it throws is the caller's to catch.
     if (listener_)
         for (const ContactEvent& e : world_->contact_events()) listener_(e);
-    if (!s.ok) {
+    if (!s->ok) {
         std::ostringstream msg;
-        msg << "body " << s.body.index << ": " << s.message;
-        return Error{msg.str()};
+        msg << "body " << s->body.index << ": " << s->message;
+        return Error{ErrorCode::non_finite_state, msg.str()};
     }
     return {};
+}
+
+int World::last_substeps() const {
+    return world_->last_substeps();
 }
 
 void World::set_contact_listener(ContactListener listener) {
@@ -216,9 +227,6 @@ const SolverStats& World::solver_stats() const {
 
 const CollisionStats& World::collision_stats() const {
     return world_->collision_stats();
-}
-const DynamicsWorld& World::dynamics() const {
-    return *world_;
 }
 
 }  // namespace simpulse

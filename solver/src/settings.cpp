@@ -1,5 +1,5 @@
 // Names of the solver modes (scene key "solver.mode").
-#include <simpulse/solver/settings.h>
+#include <simpulse/solver_settings.h>
 
 namespace simpulse {
 

@@ -2,7 +2,7 @@
 // executable as a subprocess, and reading a scene from text with its error line.
 #pragma once
 
-#include <simpulse/scene.h>
+#include <simpulse/app/scene.h>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -2,7 +2,7 @@
 // that must propagate the chain to the last domino with the striker arriving as measured (0.30 +- 0.03 s).
 #include "engine_test_support.h"
 
-#include <simpulse/domino.h>
+#include <simpulse/app/domino.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,8 @@
 // Scene reading and world building: defaults of the contract, unit conversions of every shape (full sizes to
 // half sizes), "array" expansion, both orientation forms, materials and pairs, joints and springs, solver and
 // collision options, and the World built from a description (masses, materials, handles).
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
+#include <simpulse/dynamics/world.h>
 
 #include "engine_test_support.h"
 
@@ -312,7 +313,7 @@ TEST(SceneBuild, WorldFromScene) {
     EXPECT_EQ(cube.material, 1u);
     EXPECT_EQ(sw.world.info(sw.bodies[2]).value().mass, 2.0);
     EXPECT_TRUE(sw.world.info(sw.bodies[0]).value().is_static);
-    const CombinedMaterial ice_default = sw.world.dynamics().materials().combine(1, 0);
+    const CombinedMaterial ice_default = detail::dynamics_of(sw.world).materials().combine(1, 0);
     EXPECT_EQ(ice_default.friction, 0.05);
     EXPECT_EQ(ice_default.restitution, 0.2);
     const BodyState state = sw.world.state(sw.bodies[1]).value();
@@ -336,7 +337,7 @@ TEST(SceneBuild, AabbMarginFattensTheBroadPhaseBoxes) {
         EXPECT_TRUE(built.ok()) << built.error().message;
         if (!built) return std::size_t{99};
         EXPECT_TRUE(built.value().world.step(0.01));
-        return built.value().world.dynamics().broad_phase().pairs().size();
+        return detail::dynamics_of(built.value().world).broad_phase().pairs().size();
     };
     EXPECT_EQ(broad_phase_pairs(0.0), 0u);
     EXPECT_EQ(broad_phase_pairs(0.13), 0u);

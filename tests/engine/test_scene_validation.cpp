@@ -3,7 +3,7 @@
 // exit code 2 and the line on stderr.
 #include "engine_test_support.h"
 
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
 #include <gtest/gtest.h>
 
@@ -454,8 +454,8 @@ TEST(SceneValidation, SpringAnchorsTooFarApart) {
     ASSERT_FALSE(built);
     EXPECT_EQ(
         built.error().message,
-        "scene.json: /springs/0: spring anchors are too far apart: the square of their distance overflows "
-        "a double");
+        "scene.json: /springs/0: anchor_b: too far from anchor_a (the square of their distance overflows a "
+        "double)");
 }
 
 // ---- body rules -------------------------------------------------------------------------------------------
@@ -650,7 +650,7 @@ TEST(SceneValidationCli, MassPropertiesBeyondTheDoubleRangeExitWithTwo) {
         const CliResult r = run_cli({command, "tiny.json"}, dir);
         EXPECT_EQ(r.exit_code, 2) << command << " stderr: " << r.err;
         EXPECT_TRUE(
-            r.err.starts_with("tiny.json: /bodies/0: body mass properties are out of the double range"))
+            r.err.starts_with("tiny.json: /bodies/0: shape: the mass properties are out of the double range"))
             << command << " stderr: " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }

@@ -2,7 +2,7 @@
 // its description claims: the projectile follows the discrete parabola, the T-handle flips about its
 // intermediate axis while its angular momentum stays put, the damped spring chain loses energy and hangs
 // below its anchor, the sign on a turned hinge keeps its energy.
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
 #include "engine_test_support.h"
 
@@ -135,7 +135,7 @@ TEST(Scenes, HingedSignKeepsItsEnergy) {
     const double mass = info.mass, g = -scene.settings.gravity.z(), arm = 0.6;
     // The claim: no energy gained beyond semi-implicit Euler's band, m g v_max dt / 2 with v_max = sqrt(2 g
     // arm) (the sign's centre, released level with the hinge), and a few per cent of the swing (m g arm) lost
-    // in 20 s, 5 % allowed (measured 0.38 J, 3.3 %: the integrator's drift, docs/architecture.md; a hinge
+    // in 20 s, 5 % allowed (measured 0.38 J, 3.3 %: the integrator's drift, docs/findings.md; a hinge
     // that falls back to J v = 0 loses half within 10 s). The mean over the last second smooths Euler's
     // oscillation. And the swing is a full one.
     const double band = 0.5 * mass * g * std::sqrt(2 * g * arm) * scene.dt, swing = mass * g * arm;

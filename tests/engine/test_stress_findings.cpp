@@ -1,6 +1,6 @@
 // Fixed findings of the stress run (bench/stress_findings/README.md), run through the World API on the
 // reproducer scenes themselves: what they did before their fix cannot come back unnoticed.
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
 #include "engine_test_support.h"
 
@@ -69,7 +69,7 @@ EnergyRecord run_recording_energy(const std::string& file) {
 // cylinders (1.37e4 J at t = 0, 6.0e6 J at the end), and 11 bodies on ball joints hit by a hull at 40 m/s
 // with e = 0.99 (2.86e4 J, 4.2e4 J after the first step, 2.0e6 J at the end). Causes: the rotation step added
 // energy at several radians per step, the position projection changed a turned spinning body's energy, and
-// the restitution phase could give back more than the inelastic phase took (docs/architecture.md). With
+// the restitution phase could give back more than the inelastic phase took (docs/findings.md). With
 // restitution at most 1 and friction the velocity solve takes energy out. Two things may legitimately add a
 // little: the impact timing credits an impact with the external forces' work inside its step (1/2 (factor^2 -
 // e^2) lambda v, of the order of m |g| v dt per impact), and the position projection lifts bodies out of

@@ -1,9 +1,15 @@
-// Validated shape construction for the public API: the collision module's factories, returning an error value
-// instead of throwing on invalid sizes or degenerate geometry.
+// Validated shape construction for the public API: every factory returns the shape, shared and immutable, or
+// an error value naming the argument (ErrorCode::invalid_argument for invalid sizes or degenerate geometry).
+// Primitives are centred on their local origin; axis-symmetric ones have their axis along local z.
 #pragma once
 
-#include <simpulse/collision/shape.h>
 #include <simpulse/result.h>
+#include <simpulse/types.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
 
 namespace simpulse {
 

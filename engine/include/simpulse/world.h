@@ -1,6 +1,7 @@
 // The public embedding API of simpulse: a World of rigid bodies addressed by handles. Every call validates
-// its input and reports problems as error values; a World never throws. Two Worlds are fully independent, and
-// the same sequence of calls gives bit-identical results.
+// its input and reports a problem as an error value (result.h: an ErrorCode and a message naming the field);
+// no exception escapes a call. Two Worlds are fully independent, and the same sequence of calls gives
+// bit-identical results.
 //
 //   simpulse::World world;
 //   auto ball = world.create_body({.shape = simpulse::create_sphere(0.1).value(), .pose = {{0, 0, 1}}});
@@ -8,14 +9,25 @@
 //   auto state = world.state(ball.value());
 #pragma once
 
-#include <simpulse/dynamics/world.h>
 #include <simpulse/result.h>
 #include <simpulse/shapes.h>
+#include <simpulse/types.h>
+#include <simpulse/world_types.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace simpulse {
+
+class DynamicsWorld;  // the implementation (dynamics module), not part of the installed API
+class World;
+namespace detail {
+// For simpulse's own tools and tests, which include the dynamics module's headers.
+const DynamicsWorld& dynamics_of(const World& world);
+}  // namespace detail
 
 struct BodyState {
     Pose pose;                     // body frame (the shape's local origin)
@@ -36,9 +48,11 @@ using ContactListener = std::function<void(const ContactEvent&)>;
 
 class World {
   public:
-    // Throws std::invalid_argument (naming the setting) when the settings are invalid; set_settings returns
-    // the same error as a value.
-    explicit World(const WorldSettings& settings = {});
+    // A world with the default settings. Like constructing any standard container, it may throw
+    // std::bad_alloc; every call after that reports out of memory as ErrorCode::out_of_memory.
+    World();
+    // A world with the given settings, or the first invalid setting ("solver.tolerance: expected ...").
+    static Result<World> create(const WorldSettings& settings);
     ~World();
     World(World&&) noexcept;
     World& operator=(World&&) noexcept;
@@ -58,6 +72,7 @@ class World {
     std::size_t body_count() const;
     Result<BodyState> state(BodyId id) const;
     Result<BodyInfo> info(BodyId id) const;
+    Result<bool> is_asleep(BodyId id) const;
     Status set_state(BodyId id, const BodyState& state);
     Status set_pose(BodyId id, const Pose& pose);
     Status set_velocity(BodyId id, const Vec3& velocity);
@@ -77,9 +92,11 @@ class World {
     Result<double> joint_error(JointId id) const;
     double max_joint_error() const;
 
-    // Advances by dt. Fails (and names the body) if a body's state became non-finite; the world then keeps
-    // the state it reached.
+    // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
+    // non-finite; the world then keeps the state it reached.
     Status step(double dt);
+    // Substeps the last step was split into (WorldSettings::max_joint_rotation, max_impact_gap).
+    int last_substeps() const;
 
     // Called at the end of each step for every contact_begin/contact_end of that step, in order.
     void set_contact_listener(ContactListener listener);
@@ -94,10 +111,8 @@ class World {
     const SolverStats& solver_stats() const;
     const CollisionStats& collision_stats() const;  // pairs tested and pairs that reused their manifolds
 
-    // Read-only access to the dynamics world (all bodies, springs, joints).
-    const DynamicsWorld& dynamics() const;
-
   private:
+    friend const DynamicsWorld& detail::dynamics_of(const World& world);
     std::unique_ptr<DynamicsWorld> world_;
     ContactListener listener_;
 };

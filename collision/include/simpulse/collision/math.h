@@ -1,38 +1,12 @@
-// Math vocabulary of the collision module: Eigen aliases, rigid poses and axis-aligned boxes.
-// Double precision throughout (see README: no benchmark has justified single precision).
+// Math vocabulary of the collision module: the public math types (simpulse/types.h) and axis-aligned boxes.
 #pragma once
 
-#include <Eigen/Core>
-#include <Eigen/Geometry>
+#include <simpulse/types.h>
 
 #include <algorithm>
 #include <limits>
 
 namespace simpulse {
-
-using Vec2 = Eigen::Vector2d;
-using Vec3 = Eigen::Vector3d;
-using Mat3 = Eigen::Matrix3d;
-using Quat = Eigen::Quaterniond;
-
-// Rigid transform: x_world = position + orientation * x_local.
-struct Pose {
-    Vec3 position = Vec3::Zero();
-    Quat orientation = Quat::Identity();
-
-    Vec3 transform_point(const Vec3& p) const { return position + orientation * p; }
-    Vec3 inverse_transform_point(const Vec3& p) const { return orientation.conjugate() * (p - position); }
-    Vec3 rotate(const Vec3& v) const { return orientation * v; }
-    Vec3 inverse_rotate(const Vec3& v) const { return orientation.conjugate() * v; }
-    Pose inverse() const {
-        const Quat qi = orientation.conjugate();
-        return {-(qi * position), qi};
-    }
-    // (a * b) maps b's local frame into a's parent frame: x -> a(b(x)).
-    friend Pose operator*(const Pose& a, const Pose& b) {
-        return {a.position + a.orientation * b.position, a.orientation * b.orientation};
-    }
-};
 
 // Axis-aligned bounding box. An empty box has min > max.
 struct Aabb {

@@ -100,14 +100,6 @@ struct Bvh {
     std::vector<std::uint32_t> items;
 };
 
-struct Shape;
-using ShapePtr = std::shared_ptr<const Shape>;
-
-struct CompoundChild {
-    ShapePtr shape;  // any shape but plane, mesh, height field or another compound... see make_compound
-    Pose pose;       // child frame in the compound's frame
-};
-
 struct Compound {
     std::vector<CompoundChild> children;
     std::vector<Aabb> child_bounds;  // local bounds of each child in the compound frame

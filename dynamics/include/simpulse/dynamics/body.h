@@ -1,10 +1,12 @@
-// Rigid bodies as the dynamics module stores them: handles, creation descriptors and the per-body record.
+// Rigid bodies as the dynamics module stores them: the per-body record (handles and creation descriptors are
+// public, in simpulse/world_types.h).
 // Position and orientation seen from outside always mean the body frame (the shape's local origin); the
 // integrator works on the centre of mass, which sits at `local_center_of_mass` in that frame.
 #pragma once
 
 #include <simpulse/collision/shape.h>
 #include <simpulse/dynamics/mass_properties.h>
+#include <simpulse/world_types.h>
 
 #include <cstdint>
 #include <limits>
@@ -12,31 +14,8 @@
 
 namespace simpulse {
 
-inline constexpr std::uint32_t kInvalidIndex = std::numeric_limits<std::uint32_t>::max();
-
-// Generational handle: stays invalid after its body is destroyed, even if the slot is reused.
-struct BodyId {
-    std::uint32_t index = kInvalidIndex;
-    std::uint32_t generation = 0;
-    friend bool operator==(const BodyId&, const BodyId&) = default;
-};
-
-using MaterialId = std::uint32_t;
-
 // Which rotation step integrate_velocities prepared a body's angular velocity for (integrator.h).
 enum class RotationStep : std::uint8_t { midpoint, chord_midpoint, substeps };
-
-struct BodyDesc {
-    ShapePtr shape;
-    Pose pose;                             // body frame in the world
-    Vec3 velocity = Vec3::Zero();          // of the centre of mass, world
-    Vec3 angular_velocity = Vec3::Zero();  // world, rad/s
-    bool is_static = false;
-    double density = 1000;       // used when mass is not given
-    std::optional<double> mass;  // overrides density (inertia scaled to match)
-    MaterialId material = 0;
-    std::uint64_t user_data = 0;
-};
 
 struct Body {
     // Hot motion state (centre of mass).

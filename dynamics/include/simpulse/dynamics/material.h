@@ -8,12 +8,6 @@
 
 namespace simpulse {
 
-struct Material {
-    double friction = 0.5;
-    double restitution = 0;
-    double density = 1000;
-};
-
 struct CombinedMaterial {
     double friction = 0.5;
     double restitution = 0;
@@ -22,6 +16,7 @@ struct CombinedMaterial {
 class MaterialTable {
   public:
     MaterialTable();  // holds the default material as id 0
+    // Refused values throw std::invalid_argument naming the field, unknown ids InvalidId (errors.h).
     MaterialId add(const Material& material);
     void set(MaterialId id, const Material& material);
     void set_pair(MaterialId a, MaterialId b, const CombinedMaterial& combined);

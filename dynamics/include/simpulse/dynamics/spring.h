@@ -7,16 +7,6 @@
 
 namespace simpulse {
 
-struct SpringDesc {
-    BodyId body_a;  // an invalid id means the fixed world frame
-    BodyId body_b;
-    Vec3 anchor_a = Vec3::Zero();  // world points at the configuration when the spring is added
-    Vec3 anchor_b = Vec3::Zero();
-    double stiffness = 0;    // N/m, >= 0
-    double damping = 0;      // N s/m, >= 0
-    double rest_length = 0;  // m, >= 0
-};
-
 struct Spring {
     std::uint32_t body_a = kInvalidIndex;  // body slot, or kInvalidIndex for the world
     std::uint32_t body_b = kInvalidIndex;

@@ -16,25 +16,6 @@
 
 namespace simpulse {
 
-struct SpringId {
-    std::uint32_t index = kInvalidIndex;
-    std::uint32_t generation = 0;
-    friend bool operator==(const SpringId&, const SpringId&) = default;
-};
-
-struct JointId {
-    std::uint32_t index = kInvalidIndex;
-    std::uint32_t generation = 0;
-    friend bool operator==(const JointId&, const JointId&) = default;
-};
-
-struct BallJointDesc {
-    BodyId body_a;
-    BodyId body_b;                   // an invalid id means the fixed world frame
-    Vec3 anchor = Vec3::Zero();      // world point at the configuration when the joint is added
-    bool collide_connected = false;  // whether the two jointed bodies still collide with each other
-};
-
 struct BallJoint {
     std::uint32_t body_a = kInvalidIndex;
     std::uint32_t body_b = kInvalidIndex;  // kInvalidIndex: world
@@ -45,82 +26,11 @@ struct BallJoint {
     bool alive = false;
 };
 
-// The default max_impact_gap, m.
-inline constexpr double kDefaultImpactGap = 1e-3;
-
-struct WorldSettings {
-    Vec3 gravity = Vec3(0, 0, -9.81);
-    SolverSettings solver;
-    // Contacts are reported (speculatively) up to this separation, m; they let the solver stop an approaching
-    // body at the surface within one step instead of after it has penetrated.
-    double contact_margin = 0.002;
-    // A pair whose bodies moved relative to each other by less than this (m: the largest displacement of a
-    // point of the smaller body) since its manifolds were computed reuses them, carried along with the
-    // bodies, instead of running the narrow phase again; 0 disables. At most a quarter of contact_margin is
-    // used, so a point the cached manifolds lack cannot come into contact within the step.
-    double manifold_reuse_distance = 1e-6;
-    // Broad-phase boxes are fattened by this much, m, on top of the broad phase's own relative margin (a
-    // tenth of the box's half extent), so that slowly moving bodies rarely re-insert. A change acts on the
-    // bodies created and the boxes re-inserted after it (a resting body keeps its box).
-    double aabb_margin = 0;
-    // A step is split into substeps (halving) when a body with a joint would rotate by more than this angle
-    // (rad) in one: the position projection linearises rotations, and light links of a tensioned chain spin
-    // far faster than a 1/60 s step can follow (see docs/architecture.md). Substeps are never shorter than
-    // dt/max_substeps.
-    double max_joint_rotation = 0.1;
-    // A step is also split when the exact solver bounced a contact across an open gap wider than this (m;
-    // SolverStats::impact_gap): the bounce happens before the bodies touch and the next impact of the body it
-    // pushed follows at once, so a chain of impacts through gaps (a domino hitting the next one before it has
-    // crossed the gap) would pass within one step. Halving resolves the impacts in their order (0: at every
-    // bounce across an open gap, down to max_substeps). Without splitting, a chain of elastic impacts through gaps
-    // within the contact margin lost energy (three balls at e = 1 with a 2 mm gap at 1/240 s: 49 % in the
-    // impact step), and a jointed body bounced across a gap gained energy (the position projection cannot
-    // move it back to where it would have bounced). A value wider than any gap (1e9) turns splitting off.
-    // The thesis mode has no speculative contacts and never splits for this.
-    double max_impact_gap = kDefaultImpactGap;
-    int max_substeps = 32;
-    // Sleeping: an island of touching or jointed bodies whose points all moved slower than sleep_speed (m/s,
-    // |v| + |w| * bounding radius) for sleep_time (s) stops being simulated until something touches it, a
-    // joint or spring is attached, or the API changes it.
-    bool allow_sleeping = true;
-    double sleep_speed = 0.02;
-    double sleep_time = 0.5;
-};
-
-struct ContactEvent {
-    enum class Type { begin, end };
-    Type type = Type::begin;
-    double time = 0;  // simulated time at the end of the step in which it happened
-    BodyId a;         // a was created before b
-    BodyId b;
-    std::uint64_t order_a = 0;  // creation order (stable even after a body is destroyed)
-    std::uint64_t order_b = 0;
-};
-
-struct Energy {
-    double kinetic = 0;
-    double potential = 0;  // gravity (zero at the world origin) plus elastic energy of the springs
-};
-
 // Outcome of a step: ok, or the first body whose state became non-finite.
 struct StepStatus {
     bool ok = true;
     BodyId body;
     std::string message;
-};
-
-// Narrow-phase work of the last step: body pairs tested, and how many of them reused their manifolds
-// (WorldSettings::manifold_reuse_distance) instead of running the narrow phase.
-struct CollisionStats {
-    int pairs = 0;
-    int reused = 0;
-};
-
-// A contact manifold of the last step together with the two bodies it joins.
-struct BodyManifold {
-    BodyId a;
-    BodyId b;
-    Manifold manifold;
 };
 
 class DynamicsWorld {

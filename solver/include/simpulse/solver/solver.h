@@ -7,7 +7,7 @@
 #pragma once
 
 #include <simpulse/solver/math.h>
-#include <simpulse/solver/settings.h>
+#include <simpulse/solver_settings.h>
 
 #include <cstdint>
 #include <memory>
@@ -56,46 +56,6 @@ struct BallJointConstraint {
     Vec3 local_anchor_a =
         Vec3::Zero();  // from A's centre of mass, A's body frame (world point for kFixedFrame)
     Vec3 local_anchor_b = Vec3::Zero();
-};
-
-struct SolverStats {
-    int islands = 0;
-    int rows = 0;  // constraint rows of all islands
-    int largest_island_rows = 0;
-    int direct_islands = 0;
-    int iterative_islands = 0;
-    int newton_islands = 0;
-    int factorizations = 0;  // numeric factorisations of the Newton method, summed over islands
-    int missed_islands = 0;  // island solves (restitution and joint-target rounds included) that ended
-                             // above SolverSettings::tolerance
-    // Largest violation in impulse terms (violation / A_ii) relative to the island's largest impulse.
-    double relative_residual = 0;
-    // Memory the solver holds after the solve (row buffers, scratch, factorisations), bytes: the peak over
-    // all solves so far, as buffers are reused and never shrink.
-    std::size_t workspace_bytes = 0;
-    int iterations = 0;      // active-set iterations (direct) plus sweeps (iterative), summed over islands
-    int pivots = 0;          // active-set changes, summed
-    double residual = 0;     // largest complementarity residual of an island after its solve, m/s
-    int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
-    // Exact mode: extra solves of jointed islands for their joint targets (the curvature of the anchors'
-    // paths over the step): after a bounce, and where the targets did not fit the spins the solve left or
-    // could not be reached (then solved again with J v = 0).
-    int joint_target_rounds = 0;
-    // Exact mode: the widest open gap (m, speculative contact) across which a restitution impulse acted in
-    // this solve. Such an impact is resolved before the bodies touch; the position projection places the pair
-    // where the bounce would have left it, but the impulses it passes on act from the step's start
-    // configuration.
-    double impact_gap = 0;
-    int projection_iterations = 0;
-    // Exact mode, energy safeguards (never triggered by a converged, consistent solve): islands whose
-    // inelastic phase raised their kinetic energy beyond what its residual and joint targets allow (solved
-    // again iteratively, or left without impulses) or gave non-finite impulses, and islands whose restitution
-    // phase (e lambda and the re-check loop) ended with more kinetic energy than before the impact (its
-    // restitution impulses scaled back until it does not).
-    int inelastic_energy_guards = 0;
-    int restitution_energy_guards = 0;
-    double joint_drift = 0;  // largest joint separation before the position projection, m
-    double joint_error = 0;  // largest joint separation after the position projection, m
 };
 
 class Solver {

@@ -1,6 +1,6 @@
 // Runs a scene: fixed steps for the scene's duration, contact events translated to scene body indices,
 // trajectory sampling, solver statistics and joint error aggregated over the run, and the non-finite stop.
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,7 @@
 // or fraction must be finite: an infinite tolerance or correction limit is accepted by a comparison such as
 // `tol > 0` but turns the solver's stopping tests and clamps into no-ops, and a SolverMode cast from an
 // integer the enum does not name would silently run as one of the two modes.
-#include "settings_check.h"
+#include <simpulse/dynamics/settings_check.h>
 
 #include <simpulse/collision/number_text.h>
 

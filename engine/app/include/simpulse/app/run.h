@@ -8,7 +8,7 @@
 //   std::string json = simpulse::result_json(scene.value(), world.value(), report);
 #pragma once
 
-#include <simpulse/scene.h>
+#include <simpulse/app/scene.h>
 #include <simpulse/world.h>
 
 #include <cstdint>

@@ -3,8 +3,8 @@
 // behind `simpulse domino`.
 #pragma once
 
-#include <simpulse/run.h>
-#include <simpulse/scene.h>
+#include <simpulse/app/run.h>
+#include <simpulse/app/scene.h>
 
 #include <functional>
 #include <optional>

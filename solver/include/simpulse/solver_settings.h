@@ -1,6 +1,8 @@
-// Solver configuration: the method (thesis or exact) and its numerical options, and per-step statistics.
+// Public solver configuration: the method (thesis or exact), its numerical options, and the statistics of a
+// step. Part of the installed API (WorldSettings::solver, World::solver_stats).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -26,7 +28,7 @@ struct SolverSettings {
     double tolerance = 1e-9;
     // Islands with at most this many constraint rows are solved by the direct method (active set with a dense
     // or sparse LDL^T factorisation); larger islands by the iterative method on the same system, and by the
-    // Newton method (newton.cpp) where the sweeps end above iterative_tolerance.
+    // Newton method (newton.cpp) where the sweeps end above iterative_accept.
     int direct_max_rows = 96;
     // Islands with more rows than this (and at most direct_max_rows) try the iterative method first and
     // keep its answer if it reaches iterative_tolerance; the direct method takes over where it does not.
@@ -70,6 +72,46 @@ struct SolverSettings {
     // How many times the re-check loop may solve again for points that became approaching after the
     // restitution impulses (both modes).
     int recheck_iterations = 8;
+};
+
+struct SolverStats {
+    int islands = 0;
+    int rows = 0;  // constraint rows of all islands
+    int largest_island_rows = 0;
+    int direct_islands = 0;
+    int iterative_islands = 0;
+    int newton_islands = 0;
+    int factorizations = 0;  // numeric factorisations of the Newton method, summed over islands
+    int missed_islands = 0;  // island solves (restitution and joint-target rounds included) that ended
+                             // above SolverSettings::tolerance
+    // Largest violation in impulse terms (violation / A_ii) relative to the island's largest impulse.
+    double relative_residual = 0;
+    // Memory the solver holds after the solve (row buffers, scratch, factorisations), bytes: the peak over
+    // all solves so far, as buffers are reused and never shrink.
+    std::size_t workspace_bytes = 0;
+    int iterations = 0;      // active-set iterations (direct) plus sweeps (iterative), summed over islands
+    int pivots = 0;          // active-set changes, summed
+    double residual = 0;     // largest complementarity residual of an island after its solve, m/s
+    int recheck_rounds = 0;  // extra solves for points that became penetrating (restitution phase)
+    // Exact mode: extra solves of jointed islands for their joint targets (the curvature of the anchors'
+    // paths over the step): after a bounce, and where the targets did not fit the spins the solve left or
+    // could not be reached (then solved again with J v = 0).
+    int joint_target_rounds = 0;
+    // Exact mode: the widest open gap (m, speculative contact) across which a restitution impulse acted in
+    // this solve. Such an impact is resolved before the bodies touch; the position projection places the pair
+    // where the bounce would have left it, but the impulses it passes on act from the step's start
+    // configuration.
+    double impact_gap = 0;
+    int projection_iterations = 0;
+    // Exact mode, energy safeguards (never triggered by a converged, consistent solve): islands whose
+    // inelastic phase raised their kinetic energy beyond what its residual and joint targets allow (solved
+    // again iteratively, or left without impulses) or gave non-finite impulses, and islands whose restitution
+    // phase (e lambda and the re-check loop) ended with more kinetic energy than before the impact (its
+    // restitution impulses scaled back until it does not).
+    int inelastic_energy_guards = 0;
+    int restitution_energy_guards = 0;
+    double joint_drift = 0;  // largest joint separation before the position projection, m
+    double joint_error = 0;  // largest joint separation after the position projection, m
 };
 
 }  // namespace simpulse

@@ -1,6 +1,6 @@
 // Scene description: the validated in-memory form of a scene file (docs/scene-format.md, contract
 // SCENE_FORMAT.md version 1) and the functions that read one from JSON text. Reading only checks and
-// converts; build_world (simpulse/run.h) turns a description into a World. Keeping the two apart lets the
+// converts; build_world (simpulse/app/run.h) turns a description into a World. Keeping the two apart lets the
 // validation be used and tested without stepping anything.
 //
 //   auto scene = simpulse::load_scene("scenes/projectile.json", {"/dt=0.001"});

@@ -1,6 +1,6 @@
 // The domino-chain experiment (thesis chapter 6, docs/domino.md): hit times from contact events, the sweep
 // over D, restitution, time step, friction variant and solver mode, and its table and plot.
-#include <simpulse/domino.h>
+#include <simpulse/app/domino.h>
 
 #include <algorithm>
 #include <cmath>

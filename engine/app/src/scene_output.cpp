@@ -1,6 +1,6 @@
 // Writes the result document and trajectory lines of a run (docs/scene-format.md). Doubles are printed in the
 // shortest form that reads back to the same value, so identical runs give identical bytes (wall_s aside).
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
 #include "scene_json.h"
 

@@ -3,8 +3,8 @@
 // in document order so that the message names the first problem in the file. Names may be used before they
 // are defined (a body's material may be listed after the body), so a first pass collects the material and
 // body names and the second pass checks references against them.
+#include <simpulse/app/scene.h>
 #include <simpulse/dynamics/link_ends.h>
-#include <simpulse/scene.h>
 
 #include "scene_reader.h"
 

@@ -1,9 +1,9 @@
 // Builds a World from a validated scene description: settings, materials and pairs, then bodies, joints and
 // springs in scene order (so creation order, and with it the order of contact event pairs, is scene order).
-#include <simpulse/run.h>
+#include <simpulse/app/run.h>
 
+#include <simpulse/dynamics/settings_check.h>
 #include "scene_json.h"
-#include "settings_check.h"
 
 namespace simpulse {
 namespace {
