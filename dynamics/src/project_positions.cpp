@@ -1,5 +1,5 @@
 // Stage 7 of the step: the position projection of joint drift and penetration (solver/src/
-// position_projection.cpp), in mode exact, or wherever there are joints.
+// position_projection.cpp), in mode exact (mode thesis has none).
 #include <simpulse/dynamics/world.h>
 
 #include <algorithm>

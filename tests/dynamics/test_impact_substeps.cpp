@@ -144,7 +144,7 @@ TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
     const bool split = GetParam();
     if (!split) {
         s.max_joint_rotation = 10;
-        s.max_impact_gap = 1;  // nor at the impact (kJointedImpactGap would split it)
+        s.max_impact_gap = 1;  // nor at the impact (the default max_impact_gap would split it)
     }
     DynamicsWorld w(s);
     const MaterialId steel = elastic_material(w);

@@ -59,7 +59,7 @@ TEST(Integration, ProjectileFollowsTheSemiImplicitEulerClosedForm) {
 // g t^2 / 2 exactly, carrying v(t - h / 2). When the step length changes (substeps, a varying frame time),
 // restagger_velocities moves the carried velocity to the new half step, so the body stays on that parabola;
 // without it, each change would shift the path by g (h - h') t / 2 (here 1.6 mm by the end) and, around a
-// bounce, take m g dt |v| of the energy (docs/architecture.md).
+// bounce, take m g dt |v| of the energy (docs/findings.md, "Impacts inside a step").
 TEST(Integration, ProjectileStaysOnItsParabolaWhenTheStepLengthChanges) {
     const Vec3 g(0, 0, -9.81), x0(1, 2, 3), v0(3, -1, 8);
     DynamicsWorld w(with_gravity(g));

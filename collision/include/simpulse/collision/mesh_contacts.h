@@ -61,9 +61,8 @@ int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const H
                                 std::vector<Manifold>& out);
 MeshTriangle height_field_triangle(const HeightField& field, int row, int column, int half);
 
-// Cylinder against height field, the seam for the analytic algorithm of Strashnov & Torgashev 2020 (its own
-// source file, cylinder_height_field.cpp, which that algorithm replaces). Until then it runs the generic
-// path.
+// Cylinder against height field by the generic path (cell triangles); the narrow phase uses the analytic
+// algorithm of cylinder_terrain.h instead, and bench_cylinder_terrain compares the two.
 int collide_cylinder_height_field(const Shape& cylinder, const Pose& pose_a, const HeightField& field,
                                   const Pose& pose_b, const CollideSettings& settings,
                                   std::vector<Manifold>& out);
