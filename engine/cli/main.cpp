@@ -1,7 +1,9 @@
 // simpulse command line: `simpulse run SCENE.json [options]` and `simpulse validate SCENE.json` (contract:
 // SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0 success, 1 the run failed, 2 bad input.
 // Errors are one line on stderr; logging goes through spdlog on stderr (--quiet: errors only, --verbose:
-// scene details and per-step solver statistics); stdout carries only the summary of `validate`.
+// scene details and per-step solver statistics); stdout carries only the summary of `validate` and the state
+// hashes of `run --hash-every`. Result and trajectory files are written under PATH.partial and renamed to
+// PATH when the run ends, so a killed run never leaves a truncated file under the name of a complete one.
 #include <simpulse/app/domino.h>
 #include <simpulse/app/run.h>
 #include <simpulse/app/scene.h>
@@ -25,6 +27,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +50,8 @@ struct Options {
     bool duration_given = false;
     bool dt_given = false;
     std::vector<std::string> sets;
-    int threads = 0;  // --threads, 0 when not given (the scene's /solver/threads)
+    int threads = 0;               // --threads, 0 when not given (the scene's /solver/threads)
+    std::uint64_t hash_every = 0;  // --hash-every, 0 when not given
     bool quiet = false;
     bool verbose = false;
     // domino
@@ -198,6 +202,45 @@ int validate(const Options& options) {
     return 0;
 }
 
+// An output file written under PATH.partial and renamed to PATH by commit() once complete. Destroyed without
+// commit (an early return), it removes the partial file; a killed process leaves only PATH.partial.
+class PartialFile {
+  public:
+    PartialFile() = default;
+    PartialFile(const PartialFile&) = delete;
+    PartialFile& operator=(const PartialFile&) = delete;
+    ~PartialFile() {
+        if (stream_.is_open()) {
+            stream_.close();
+            std::error_code ignored;
+            std::filesystem::remove(partial_, ignored);
+        }
+    }
+    bool open(const std::string& path) {
+        path_ = path;
+        partial_ = path + ".partial";
+        stream_.open(partial_, std::ios::binary | std::ios::trunc);
+        return static_cast<bool>(stream_);
+    }
+    std::ofstream& stream() { return stream_; }
+    // Flushes, closes and renames; false (errno set) if writing or renaming failed.
+    bool commit() {
+        stream_.close();
+        if (!stream_) return false;
+        return std::rename(partial_.c_str(), path_.c_str()) == 0;
+    }
+
+  private:
+    std::string path_, partial_;
+    std::ofstream stream_;
+};
+
+// `--hash-every N`: one line per hashed step on stdout, "step N t T hash H" (H: 16 hex digits).
+void print_hash(const simpulse::SceneWorld& sw, std::uint64_t step) {
+    std::printf("step %llu t %.17g hash %016llx\n", static_cast<unsigned long long>(step), sw.world.time(),
+                static_cast<unsigned long long>(simpulse::state_hash(sw)));
+}
+
 int run(const Options& options) {
     if (!distinct_files(
             {{"SCENE", &options.scene}, {"--out", &options.out}, {"--trajectory", &options.trajectory}}))
@@ -218,12 +261,12 @@ int run(const Options& options) {
     }
     log_scene(*scene);
 
-    // Outputs are opened before the run so that a bad path costs nothing.
-    std::ofstream out, trajectory;
-    for (auto [path, stream] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
+    // Outputs are opened before the run so that a bad path costs nothing; they are written to PATH.partial
+    // and renamed when complete.
+    PartialFile out, trajectory;
+    for (auto [path, file] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
         if (path->empty()) continue;
-        stream->open(*path, std::ios::binary | std::ios::trunc);
-        if (!*stream) {
+        if (!file->open(*path)) {
             spdlog::error("{}: cannot open for writing: {}", *path, std::strerror(errno));
             return kExitBadInput;
         }
@@ -237,7 +280,7 @@ int run(const Options& options) {
 
     Progress progress(!options.quiet && !options.verbose);
     simpulse::RunOptions run_options;
-    if (!options.trajectory.empty()) run_options.trajectory = &trajectory;
+    if (!options.trajectory.empty()) run_options.trajectory = &trajectory.stream();
     const bool log_steps = spdlog::should_log(spdlog::level::debug);
     run_options.after_step = [&](const simpulse::SceneWorld& sw, std::uint64_t step, std::uint64_t total) {
         if (log_steps) {
@@ -253,8 +296,10 @@ int run(const Options& options) {
                 spdlog::debug("step {}: energy safeguards: inelastic {} restitution {} (islands)", step,
                               s.inelastic_energy_guards, s.restitution_energy_guards);
         }
+        if (options.hash_every > 0 && (step % options.hash_every == 0 || step == total)) print_hash(sw, step);
         progress.update(sw.world.time(), scene->duration, step, total);
     };
+    if (options.hash_every > 0) print_hash(world.value(), 0);
     const simpulse::RunReport report = simpulse::run_scene(*scene, world.value(), run_options);
     progress.finish();
 
@@ -263,18 +308,16 @@ int run(const Options& options) {
         spdlog::error("{}: {}", scene->file, report.error);
         code = kExitRunFailed;
     }
-    if (!options.out.empty()) {
-        out << simpulse::result_json(*scene, world.value(), report);
-        out.close();
-        if (!out) {
-            spdlog::error("{}: cannot write the result", options.out);
-            code = kExitRunFailed;
-        }
+    // A failed run's files are complete too: the trajectory up to the last finite step, the result naming
+    // the failure.
+    if (!options.trajectory.empty() && !trajectory.commit()) {
+        spdlog::error("{}: cannot write the trajectory: {}", options.trajectory, std::strerror(errno));
+        code = kExitRunFailed;
     }
-    if (!options.trajectory.empty()) {
-        trajectory.close();
-        if (!trajectory) {
-            spdlog::error("{}: cannot write the trajectory", options.trajectory);
+    if (!options.out.empty()) {
+        out.stream() << simpulse::result_json(*scene, world.value(), report);
+        if (!out.commit()) {
+            spdlog::error("{}: cannot write the result: {}", options.out, std::strerror(errno));
             code = kExitRunFailed;
         }
     }
@@ -388,7 +431,19 @@ int domino(const Options& options) {
 
 }  // namespace
 
+static int run_command_line(int argc, char** argv);
+
+// Out of memory anywhere (parsing the command line, logging, writing) is an error exit, never an abort.
 int main(int argc, char** argv) {
+    try {
+        return run_command_line(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fputs("simpulse: out of memory\n", stderr);
+        return kExitRunFailed;
+    }
+}
+
+static int run_command_line(int argc, char** argv) {
     CLI::App app{"simpulse: rigid-body physics with a simultaneous impulse solver"};
     app.set_version_flag("--version", simpulse::version());
     app.require_subcommand(1);
@@ -431,6 +486,13 @@ int main(int argc, char** argv) {
         ->needs(sweep);
 
     run_cmd
+        ->add_option(
+            "--hash-every", options.hash_every,
+            "Print a hash of the state (every body's pose and velocities, bit for bit) on stdout at step 0, "
+            "every N steps and at the last step: equal lines mean bit-identical runs")
+        ->check(CLI::Range(std::uint64_t{1}, simpulse::kMaxSteps))
+        ->type_name("N");
+    run_cmd
         ->add_option("--threads", options.threads,
                      "Threads that solve a step's islands in parallel (the result is the same for any count; "
                      "overrides the scene's /solver/threads)")
@@ -467,6 +529,8 @@ int main(int argc, char** argv) {
     try {
         if (domino_cmd->parsed()) return domino(options);
         return run_cmd->parsed() ? run(options) : validate(options);
+    } catch (const std::bad_alloc&) {
+        throw;  // main reports it without allocating
     } catch (const std::exception& e) {
         spdlog::error("simpulse: internal error: {}", e.what());
         return kExitRunFailed;

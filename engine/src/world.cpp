@@ -180,17 +180,23 @@ double World::max_joint_error() const {
 }
 
 Status World::step(double dt) {
+    non_finite_body_.reset();
     const Result<StepStatus> s = guarded_value<StepStatus>([&] { return world_->step(dt); });
     if (!s) return s.error();
     // The listener is the caller's code: what it throws is the caller's to catch.
     if (listener_)
         for (const ContactEvent& e : world_->contact_events()) listener_(e);
     if (!s->ok) {
+        non_finite_body_ = s->body;
         std::ostringstream msg;
         msg << "body " << s->body.index << ": " << s->message;
         return Error{ErrorCode::non_finite_state, msg.str()};
     }
     return {};
+}
+
+std::optional<BodyId> World::non_finite_body() const {
+    return non_finite_body_;
 }
 
 int World::last_substeps() const {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 namespace simpulse {
 namespace {
@@ -328,12 +329,26 @@ void Solver::Impl::solve_exact(std::span<SolverBody> bodies, std::span<const Con
                          [&](std::uint32_t a, std::uint32_t b) {
                              return offsets[a + 1] - offsets[a] > offsets[b + 1] - offsets[b];
                          });
+        // An exception must not leave an OpenMP region (the runtime would terminate): the first one is kept,
+        // the remaining islands are skipped, and it is rethrown here, where the caller turns it into an error
+        // value (out of memory on a huge scene, for one).
+        std::exception_ptr failure;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (std::int64_t i = 0; i < static_cast<std::int64_t>(island_count); ++i) {
-            const std::uint32_t k = island_schedule[static_cast<std::size_t>(i)];
-            workers[static_cast<std::size_t>(omp_get_thread_num())]->solve(order, offsets[k], offsets[k + 1],
-                                                                           bodies, contacts, dt, settings);
+            bool skip = false;
+#pragma omp critical(simpulse_island_failure)
+            skip = failure != nullptr;
+            if (skip) continue;
+            try {
+                const std::uint32_t k = island_schedule[static_cast<std::size_t>(i)];
+                workers[static_cast<std::size_t>(omp_get_thread_num())]->solve(
+                    order, offsets[k], offsets[k + 1], bodies, contacts, dt, settings);
+            } catch (...) {
+#pragma omp critical(simpulse_island_failure)
+                if (!failure) failure = std::current_exception();
+            }
         }
+        if (failure) std::rethrow_exception(failure);
     }
     for (const auto& worker : workers) add_island_stats(stats, worker->stats);
     for (const Row& r : rows)

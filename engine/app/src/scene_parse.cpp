@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <new>
 #include <set>
 #include <sstream>
 
@@ -576,6 +577,9 @@ Result<SceneDesc> parse_scene(std::string_view json_text, std::string_view file_
         return SceneParser(file_name).parse(document);
     } catch (const InputError& e) {
         return Error{scene_detail::format_error(file_name, e)};
+    } catch (const std::bad_alloc&) {
+        return Error{ErrorCode::out_of_memory,
+                     std::string(file_name) + ": out of memory while reading the scene"};
     } catch (const std::exception& e) {
         // Not expected (every check above throws InputError); still one line and no crash.
         return Error{std::string(file_name) + ": internal error while reading the scene: " + e.what()};

@@ -11,11 +11,6 @@
 namespace simpulse {
 namespace {
 
-bool finite_state(const BodyState& s) {
-    return s.pose.position.allFinite() && s.pose.orientation.coeffs().allFinite() && s.velocity.allFinite() &&
-           s.angular_velocity.allFinite();
-}
-
 void aggregate(SolverSummary& summary, const SolverStats& stats) {
     summary.max_islands = std::max(summary.max_islands, stats.islands);
     summary.max_rows = std::max(summary.max_rows, stats.rows);
@@ -104,14 +99,12 @@ RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& op
             report.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
         }
         if (!status) {
-            // A step can fail part-way (e.g. a non-finite velocity rejected by the broad phase before the
-            // world counts the step), so the failed step's number is ours, not the world's.
+            // A failed step is not counted by the world (it is put back to the last good state), so the
+            // failed step's number is ours.
             report.ok = false;
             report.failed_step = n;
-            for (std::size_t i = 0; i < sw.bodies.size() && report.failed_body == kSceneWorld; ++i) {
-                const Result<BodyState> s = sw.world.state(sw.bodies[i]);
-                if (s && !finite_state(s.value())) report.failed_body = i;
-            }
+            if (const std::optional<BodyId> body = sw.world.non_finite_body())
+                report.failed_body = index_of(*body);
             std::ostringstream message;
             message.precision(6);
             const double step_end = static_cast<double>(n) * scene.dt;

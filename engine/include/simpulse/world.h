@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace simpulse {
@@ -93,8 +94,11 @@ class World {
     double max_joint_error() const;
 
     // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
-    // non-finite; the world then keeps the state it reached.
+    // non-finite; the world then keeps the last good state (poses and velocities at the step's start, time
+    // not advanced).
     Status step(double dt);
+    // The body that became non-finite in the last step, if that step failed with non_finite_state.
+    std::optional<BodyId> non_finite_body() const;
     // Substeps the last step was split into (WorldSettings::max_joint_rotation, max_impact_gap).
     int last_substeps() const;
 
@@ -115,6 +119,7 @@ class World {
     friend const DynamicsWorld& detail::dynamics_of(const World& world);
     std::unique_ptr<DynamicsWorld> world_;
     ContactListener listener_;
+    std::optional<BodyId> non_finite_body_;
 };
 
 }  // namespace simpulse

@@ -75,7 +75,9 @@ class DynamicsWorld {
     double joint_error(JointId id) const;  // distance between the two anchor points now, m
     double max_joint_error() const;        // over all joints now
 
-    // Advances by dt (in substeps if jointed bodies spin fast, see WorldSettings::max_joint_rotation).
+    // Advances by dt (in substeps if jointed bodies spin fast, see WorldSettings::max_joint_rotation). If a
+    // body's state became non-finite, the step fails naming it and the world is put back to the bodies' poses
+    // and velocities at the step's start (time and step count not advanced).
     StepStatus step(double dt);
     int last_substeps() const { return last_substeps_; }
     // Largest joint separation the position projection had to remove in the last step (before projecting), m.
@@ -100,6 +102,8 @@ class DynamicsWorld {
     enum class SubstepResult { done, rejected, non_finite };
     SubstepResult substep(double dt, bool may_reject);
     std::uint32_t first_non_finite_body() const;
+    void restore_step_start(std::size_t carried_events);
+    void advance_substeps(double dt);
     double fastest_joint_rotation_rate() const;
     void wake_island(std::uint32_t slot);
     // Wakes what a static body holds or reaches: the partners of its touching pairs and the bodies whose
@@ -152,6 +156,13 @@ class DynamicsWorld {
     std::vector<ContactEvent> pending_events_;   // from destroy_body, delivered with the next step
     std::vector<std::pair<Vec3, Vec3>> forces_;  // applied force and torque per body, kept over the substeps
     std::vector<std::pair<Vec3, Vec3>> velocity_backup_;  // velocities before a substep that may be rejected
+    // Motion state of every body at the start of the step, restored if the step ends non-finite.
+    struct MotionState {
+        Vec3 com_position;
+        Quat orientation;
+        Vec3 velocity, angular_velocity;
+    };
+    std::vector<MotionState> step_start_;
     std::vector<Vec3>
         spin_before_solve_;    // angular velocities the solver started from (carry_angular_impulses)
     std::vector<Vec3> kicks_;  // velocity the external forces add in the current substep (SolverBody::kick)

@@ -79,13 +79,18 @@ struct RunOptions {
 
 // Takes step_count(scene.duration, scene.dt) steps of scene.dt. The trajectory gets the initial state, then
 // the state after the first step at or past each multiple of scene.sample_every (after every step without
-// one). Stops at the first step that fails (a body's state became non-finite); the world keeps the state it
-// reached. A run whose state stays finite but whose final energy or momenta overflow fails too.
+// one). Stops at the first step that fails (a body's state became non-finite); the world keeps the last good
+// state, the one before that step. A run whose state stays finite but whose final energy or momenta overflow
+// fails too.
 RunReport run_scene(const SceneDesc& scene, SceneWorld& world, const RunOptions& options = {});
 
 // The result document (--out): JSON, one top-level key per line and one line per event and per body, with a
 // final newline. Non-finite numbers appear as null.
 std::string result_json(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
+
+// 64-bit FNV-1a hash of the bit patterns of every body's pose, velocity and angular velocity, in scene order:
+// equal hashes at equal steps mean bit-identical runs (`simpulse run --hash-every N`).
+std::uint64_t state_hash(const SceneWorld& world);
 
 // The current state as one trajectory line, without the newline: {"t": ..., "bodies": [...]}.
 std::string trajectory_line(const SceneDesc& scene, const SceneWorld& world);
