@@ -1,5 +1,7 @@
 // Exact impacts (thesis chapter 4, theorems on momentum, angular momentum and energy): a spinning box and
 // cylinder colliding once in free space, a Newton's cradle of pendulums, and a closed box of spinning bodies.
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
@@ -7,20 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 #include <random>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
-
-// No gravity, no sleeping: nothing outside the bodies acts on them.
-WorldSettings free_space() {
-    WorldSettings ws;
-    ws.gravity = Vec3::Zero();
-    ws.allow_sleeping = false;
-    return ws;
-}
 
 struct PairRun {
     double worst_dl = 0;  // largest |L - L0| / |L0| over the run
@@ -93,7 +86,7 @@ struct CradleRun {
 // friction, e = 1, no sleeping; the first ball released from 30 degrees. With one ball: a lone pendulum (no
 // impact: the integrator's own energy measure).
 CradleRun newtons_cradle(int ball_count, double dt, double duration) {
-    constexpr double kRadius = 0.05, kLength = 1.0, kG = 9.81;
+    constexpr double kRadius = 0.05, kLength = 1.0;
     WorldSettings ws;
     ws.allow_sleeping = false;
     DynamicsWorld w(ws);
@@ -101,25 +94,14 @@ CradleRun newtons_cradle(int ball_count, double dt, double duration) {
     std::vector<BodyId> balls;
     for (int i = 0; i < ball_count; ++i) {
         const Vec3 pivot(2 * kRadius * i, 0, kLength);
-        const double angle = i == 0 ? std::numbers::pi / 6 : 0.0;
-        BodyDesc d;
-        d.shape = make_sphere(kRadius);
-        d.mass = 1.0;
-        d.pose.position = pivot + kLength * Vec3(-std::sin(angle), 0, -std::cos(angle));
-        balls.push_back(w.create_body(d));
-        BallJointDesc j;
-        j.body_a = balls.back();
-        j.anchor = pivot;
-        w.add_ball_joint(j);
+        const double angle = i == 0 ? kPi / 6 : 0.0;
+        balls.push_back(
+            add_sphere(w, kRadius, pivot + kLength * Vec3(-std::sin(angle), 0, -std::cos(angle)), 1.0));
+        add_joint_to_world(w, balls.back(), pivot);
     }
     auto energy = [&] {  // kinetic plus potential, zero at the balls' rest height
         double e = 0;
-        for (BodyId id : balls) {
-            const Body& b = w.body(id);
-            e += 0.5 * b.mass * b.velocity.squaredNorm() +
-                 0.5 * b.angular_velocity.dot(b.inverse_inertia_world.inverse() * b.angular_velocity) +
-                 b.mass * kG * b.com_position.z();
-        }
+        for (BodyId id : balls) e += mechanical_energy(w.body(id));
         return e;
     };
     CradleRun run;
@@ -167,7 +149,7 @@ TEST(ExactImpacts, NewtonsCradleKeepsItsEnergy) {
         // Around the impact the balls also swing on their joints: the released ball turns by at most v dt / L
         // in a step, so gravity changes its speed by at most g v dt^2 / L there (L = 1 m), once before the
         // impact (v is read a step earlier) and once within it.
-        const double swing = 2 * 9.81 * v * dt * dt;
+        const double swing = 2 * kG * v * dt * dt;
         EXPECT_NEAR(r.after_first_impact[0], -0.6 * v, swing) << "dt " << dt;
         for (int k = 1; k < 5; ++k)
             EXPECT_NEAR(r.after_first_impact[static_cast<std::size_t>(k)], 0.4 * v, swing);
@@ -240,20 +222,14 @@ TEST(ExactImpacts, ElasticGasKeepsItsEnergy) {
     DynamicsWorld w(free_space());
     w.materials().set(0, Material{0.0, 1.0, 1000});
     for (int axis = 0; axis < 3; ++axis)
-        for (double side : {-1.0, 1.0}) {
-            BodyDesc wall;
-            wall.is_static = true;
-            wall.shape = make_plane(-side * Vec3::Unit(axis), -1.0);  // inward normal, 1 m from the centre
-            w.create_body(wall);
-        }
+        for (double side : {-1.0, 1.0})
+            add_static(w, make_plane(-side * Vec3::Unit(axis), -1.0));  // inward normal, 1 m from the centre
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
     for (int i = 0; i < 100; ++i) {
-        BodyDesc d;
-        d.shape = make_sphere(0.06);
-        d.pose.position = Vec3(-0.8 + 0.4 * (i % 5), -0.8 + 0.4 * (i / 5 % 5), -0.6 + 0.4 * (i / 25));
-        d.velocity = 2.0 * Vec3(unit(rng), unit(rng), unit(rng));
-        w.create_body(d);
+        const Vec3 velocity = 2.0 * Vec3(unit(rng), unit(rng), unit(rng));
+        add_sphere(w, 0.06, Vec3(-0.8 + 0.4 * (i % 5), -0.8 + 0.4 * (i / 5 % 5), -0.6 + 0.4 * (i / 25)),
+                   std::nullopt, velocity);
     }
     const double e0 = w.energy().kinetic;
     double worst = 0;
@@ -269,4 +245,4 @@ TEST(ExactImpacts, ElasticGasKeepsItsEnergy) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

@@ -1,6 +1,8 @@
 // Steps split at impacts (WorldSettings::max_impact_gap) and rejected substeps in general: a chain of elastic
 // impacts through gaps ends where the closed-form sequence of collisions ends, and a substep that is solved
 // again keeps its impacts' restitution (the rejected solve's impulses must not make them lasting contacts).
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
@@ -8,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kRadius = 0.1;
@@ -20,21 +22,21 @@ MaterialId elastic_material(DynamicsWorld& w) {
     return w.materials().add(m);
 }
 
+// A ball of radius kRadius and `material` at `position`, moving at `velocity` and spinning at
+// `angular_velocity`.
 BodyId add_ball(DynamicsWorld& w, MaterialId material, const Vec3& position, const Vec3& velocity,
                 const Vec3& angular_velocity = Vec3::Zero()) {
-    BodyDesc d;
-    d.angular_velocity = angular_velocity;
-    d.shape = make_sphere(kRadius);
-    d.pose.position = position;
+    BodyDesc d = sphere_desc(kRadius, position);
     d.velocity = velocity;
+    d.angular_velocity = angular_velocity;
     d.material = material;
     return w.create_body(d);
 }
 
+// Free space (no gravity, no sleeping) in which every impact restitutes, however slow
+// (restitution_threshold 0), and steps split at impacts across gaps wider than `max_impact_gap`.
 WorldSettings weightless(double max_impact_gap) {
-    WorldSettings s;
-    s.gravity = Vec3::Zero();
-    s.allow_sleeping = false;
+    WorldSettings s = free_space();
     s.solver.restitution_threshold = 0;
     s.max_impact_gap = max_impact_gap;
     return s;
@@ -148,21 +150,11 @@ TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
     }
     DynamicsWorld w(s);
     const MaterialId steel = elastic_material(w);
-    BodyDesc plate;
-    plate.shape = make_box(Vec3(0.05, 0.3, 0.3));  // radial, across the ball's circle at 90 degrees
-    plate.is_static = true;
-    plate.material = steel;
-    plate.pose.position = Vec3(0, 0.55, 0);
-    w.create_body(plate);
+    // The plate: radial, across the ball's circle at 90 degrees.
+    add_static(w, make_box(Vec3(0.05, 0.3, 0.3)), Pose{Vec3(0, 0.55, 0), Quat::Identity()}, steel);
     const BodyId ball = add_ball(w, steel, Vec3(0.5, 0, 0), Vec3(0, 6, 0), Vec3(0, 0, 12));
-    BallJointDesc j;
-    j.body_a = ball;
-    w.add_ball_joint(j);
-    auto energy = [&] {
-        const Body& b = w.body(ball);
-        return 0.5 * b.mass * b.velocity.squaredNorm() +
-               0.5 * b.angular_velocity.dot(b.inverse_inertia_world.inverse() * b.angular_velocity);
-    };
+    add_joint_to_world(w, ball, Vec3::Zero());
+    auto energy = [&] { return kinetic_energy(w.body(ball)); };
     const double initial = energy();
     double previous = initial, worst_free_change = 0, impact_ratio = 0;
     int impacts = 0, most_substeps = 0;
@@ -193,4 +185,4 @@ TEST_P(JointedBounce, ElasticBounceKeepsTheEnergyOnItsJoint) {
 INSTANTIATE_TEST_SUITE_P(SplitOrNot, JointedBounce, ::testing::Bool());
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

@@ -1,33 +1,19 @@
 // The integrator against closed forms and conservation laws: projectile (semi-implicit Euler error and its
 // first-order convergence), torque-free asymmetric bodies (angular momentum to round-off, bounded energy),
 // spring-mass oscillator (period and damped decay), external forces and torques.
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-
-WorldSettings with_gravity(const Vec3& g) {
-    WorldSettings s;
-    s.gravity = g;
-    return s;
-}
-
-BodyId add_ball(DynamicsWorld& w, const Vec3& p, const Vec3& v, double mass = 1.0) {
-    BodyDesc d;
-    d.shape = make_sphere(0.1);
-    d.pose.position = p;
-    d.velocity = v;
-    d.mass = mass;
-    return w.create_body(d);
-}
+constexpr double kBallRadius = 0.1;
 
 // Semi-implicit Euler: v_n = v0 + g n dt, x_n = x0 + v0 t + g dt^2 n (n + 1) / 2 = exact + g t dt / 2.
 TEST(Integration, ProjectileFollowsTheSemiImplicitEulerClosedForm) {
@@ -36,7 +22,7 @@ TEST(Integration, ProjectileFollowsTheSemiImplicitEulerClosedForm) {
     double previous_error = 0;
     for (int n : {150, 300, 600, 1200}) {
         DynamicsWorld w(with_gravity(g));
-        const BodyId id = add_ball(w, x0, v0);
+        const BodyId id = add_sphere(w, kBallRadius, x0, 1.0, v0);
         const double dt = t_end / n;
         for (int k = 0; k < n; ++k) ASSERT_TRUE(w.step(dt).ok);
         const Body& b = w.body(id);
@@ -63,7 +49,7 @@ TEST(Integration, ProjectileFollowsTheSemiImplicitEulerClosedForm) {
 TEST(Integration, ProjectileStaysOnItsParabolaWhenTheStepLengthChanges) {
     const Vec3 g(0, 0, -9.81), x0(1, 2, 3), v0(3, -1, 8);
     DynamicsWorld w(with_gravity(g));
-    const BodyId id = add_ball(w, x0, v0);
+    const BodyId id = add_sphere(w, kBallRadius, x0, 1.0, v0);
     const double steps[] = {1.0 / 60, 1.0 / 240, 1.0 / 240, 1.0 / 240, 1.0 / 120, 1.0 / 30, 0.013,   1.0 / 60,
                             0.002,    0.002,     1.0 / 60,  0.021,     1.0 / 240, 1.0 / 60, 1.0 / 60};
     const Vec3 v_start = v0 + 0.5 * g * steps[0];  // the velocity at t = 0 of the parabola it follows
@@ -137,7 +123,7 @@ struct Oscillator {
     DynamicsWorld world{with_gravity(Vec3::Zero())};
     BodyId body;
     Oscillator(double m, double k, double c, double x0) {
-        body = add_ball(world, Vec3(x0, 0, 0), Vec3::Zero(), m);
+        body = add_sphere(world, kBallRadius, Vec3(x0, 0, 0), m);
         SpringDesc s;
         s.body_b = body;
         s.anchor_a = Vec3(-1, 0, 0);
@@ -194,14 +180,14 @@ TEST(Integration, DampedSpringDecaysAtTheExactRate) {
 
 TEST(Integration, ForcesAndTorquesActForOneStep) {
     DynamicsWorld w(with_gravity(Vec3::Zero()));
-    const BodyId id = add_ball(w, Vec3::Zero(), Vec3::Zero(), 2.0);
+    const BodyId id = add_sphere(w, kBallRadius, Vec3::Zero(), 2.0);
     const double dt = 0.01;
     w.add_force(id, Vec3(4, 0, 0));
     w.add_torque(id, Vec3(0, 0, 0.3));
     ASSERT_TRUE(w.step(dt).ok);
     const Body& b = w.body(id);
     EXPECT_NEAR(b.velocity.x(), 4 / 2.0 * dt, 1e-15);
-    const double inertia = 0.4 * 2.0 * 0.1 * 0.1;
+    const double inertia = 0.4 * 2.0 * kBallRadius * kBallRadius;
     EXPECT_NEAR(b.angular_velocity.z(), 0.3 / inertia * dt, 1e-13);
     ASSERT_TRUE(w.step(dt).ok);  // cleared after the step: no further acceleration
     EXPECT_NEAR(w.body(id).velocity.x(), 4 / 2.0 * dt, 1e-15);
@@ -213,9 +199,9 @@ TEST(Integration, ForcesAndTorquesActForOneStep) {
 
 TEST(Integration, HandlesStayInvalidAfterDestroy) {
     DynamicsWorld w;
-    const BodyId a = add_ball(w, Vec3::Zero(), Vec3::Zero());
+    const BodyId a = add_sphere(w, kBallRadius, Vec3::Zero(), 1.0);
     w.destroy_body(a);
-    const BodyId b = add_ball(w, Vec3::Zero(), Vec3::Zero());
+    const BodyId b = add_sphere(w, kBallRadius, Vec3::Zero(), 1.0);
     EXPECT_EQ(a.index, b.index);  // slot reused...
     EXPECT_FALSE(w.is_valid(a));  // ...but the old handle stays invalid
     EXPECT_TRUE(w.is_valid(b));
@@ -223,4 +209,4 @@ TEST(Integration, HandlesStayInvalidAfterDestroy) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

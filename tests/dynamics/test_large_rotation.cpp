@@ -3,6 +3,8 @@
 // spin about the major principal axis must stay about it (the energy-momentum polhode around that axis).
 // Closed forms: E and L are constants of the motion; the angle between the major axis and L is bounded by
 // sin^2 a <= (2E - |L|^2 / I1) / (|L|^2 (1 / I2 - 1 / I1)) with I1 > I2 > I3 the principal moments.
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
@@ -11,7 +13,7 @@
 #include <cmath>
 #include <limits>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
@@ -40,9 +42,7 @@ struct SpinRun {
 
 // rad_per_step = dt |w| at the start; omega_direction in body axes.
 SpinRun spin(const Vec3& omega_direction, double rad_per_step) {
-    WorldSettings settings;
-    settings.gravity = Vec3::Zero();
-    DynamicsWorld w(settings);
+    DynamicsWorld w(with_gravity(Vec3::Zero()));
     BodyDesc d;
     d.shape = make_box(Vec3(0.5, 1.0, 1.5));
     d.mass = 6.0;
@@ -121,4 +121,4 @@ TEST(LargeRotation, SpinAboutTheMajorAxisStaysAboutIt) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

@@ -1,6 +1,8 @@
 // Manifold reuse (WorldSettings::manifold_reuse_distance): resting pairs skip the narrow phase, the manifolds
 // they reuse stay within the reuse distance of what the narrow phase computes at the current poses, moving
 // pairs (sliding or spinning in place) never reuse, and a resting scene ends where it ends without reuse.
+#include "world_fixture.h"
+
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/dynamics/world.h>
 
@@ -9,7 +11,7 @@
 #include <cmath>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kDt = 1.0 / 60;
@@ -18,10 +20,7 @@ struct Scene {
     DynamicsWorld world;
     std::vector<BodyId> ids;
     explicit Scene(double reuse_distance) : world(settings(reuse_distance)) {
-        BodyDesc g;
-        g.shape = make_plane(Vec3::UnitZ(), 0);
-        g.is_static = true;
-        ids.push_back(world.create_body(g));
+        ids.push_back(add_ground(world));
     }
     // Body poses indexed by slot.
     std::vector<Pose> poses() const {
@@ -40,10 +39,7 @@ struct Scene {
     }
     BodyId box(const Vec3& half, const Vec3& p, double yaw, const Vec3& v = Vec3::Zero(),
                const Vec3& w = Vec3::Zero()) {
-        BodyDesc d;
-        d.shape = make_box(half);
-        d.pose.position = p;
-        d.pose.orientation = Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ()));
+        BodyDesc d = body_desc(make_box(half), Pose{p, Quat(Eigen::AngleAxisd(yaw, Vec3::UnitZ()))});
         d.velocity = v;
         d.angular_velocity = w;
         ids.push_back(world.create_body(d));
@@ -158,4 +154,4 @@ TEST(ManifoldCache, ReuseDistanceIsCappedAtAQuarterOfTheContactMargin) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

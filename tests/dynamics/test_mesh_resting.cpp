@@ -6,16 +6,17 @@
 // z = a; a cylinder of radius r lies on its side, centre at z = r and axis horizontal; both at rest. The
 // tolerance on the height is the solver's penetration slop (0.5 mm, which the position projection leaves)
 // plus 0.1 mm.
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 #include <string>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kDt = 1.0 / 60;
@@ -46,18 +47,10 @@ struct Rest {
 // Drops `shape` at `pose` with `velocity` onto the ground and returns its state after kDuration; lowest_z is
 // the lowest centre height seen on the way.
 Rest drop(Ground g, const ShapePtr& shape, const Pose& pose, const Vec3& velocity) {
-    WorldSettings ws;
-    ws.solver.mode = SolverMode::exact;
-    DynamicsWorld w(ws);
-    BodyDesc ground;
-    ground.shape = make_ground(g);
-    ground.is_static = true;
-    w.create_body(ground);
-    BodyDesc d;
-    d.shape = shape;
-    d.pose = pose;
+    DynamicsWorld w(settings_for(SolverMode::exact));
+    add_static(w, make_ground(g));
+    BodyDesc d = body_desc(shape, pose, 1.0);
     d.velocity = velocity;
-    d.mass = 1;
     const BodyId id = w.create_body(d);
     Rest r;
     r.lowest_z = pose.position.z();
@@ -74,7 +67,7 @@ Rest drop(Ground g, const ShapePtr& shape, const Pose& pose, const Vec3& velocit
 }
 
 Quat about(const Vec3& axis, double degrees) {
-    return Quat(Eigen::AngleAxisd(degrees * std::numbers::pi / 180, axis.normalized()));
+    return Quat(Eigen::AngleAxisd(degrees * kPi / 180, axis.normalized()));
 }
 
 class MeshResting : public ::testing::TestWithParam<Ground> {};
@@ -153,4 +146,4 @@ INSTANTIATE_TEST_SUITE_P(FlatGrounds, MeshResting, ::testing::Values(Ground::mes
                          });
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

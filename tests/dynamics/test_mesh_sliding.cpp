@@ -5,6 +5,8 @@
 // rolling) and its centre at its radius. The tolerance on the height is the solver's penetration slop (0.5
 // mm, which the position projection leaves) plus 0.1 mm; on the speed 1e-6 m/s (nothing but round-off changes
 // it over 100 to 180 steps).
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
@@ -12,9 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kDt = 1.0 / 120;
@@ -30,15 +31,11 @@ struct Excursion {
 // Runs `body` over the static `ground` for `steps` steps, both with the given friction, and measures how far
 // its centre leaves `rest_z` and its horizontal speed leaves the initial one.
 Excursion slide(const ShapePtr& ground, BodyDesc body, double friction, double rest_z, int steps) {
-    WorldSettings ws;
-    ws.solver.mode = SolverMode::exact;
+    WorldSettings ws = settings_for(SolverMode::exact);
     ws.allow_sleeping = false;
     DynamicsWorld w(ws);
     w.materials().set(0, Material{friction, 0, 1000});
-    BodyDesc g;
-    g.shape = ground;
-    g.is_static = true;
-    w.create_body(g);
+    add_static(w, ground);
     const double speed = body.velocity.head<2>().norm();
     const BodyId id = w.create_body(body);
     Excursion e;
@@ -104,7 +101,7 @@ TEST(MeshSliding, SphereRollsPastTheHubOfAFlatFanOfThinTriangles) {
         std::vector<Vec3> v{Vec3::Zero()};
         std::vector<std::array<std::uint32_t, 3>> t;
         for (int k = 0; k < n; ++k) {
-            const double phi = 2 * std::numbers::pi * k / n;
+            const double phi = 2 * kPi * k / n;
             v.emplace_back(8 * std::cos(phi), 8 * std::sin(phi), 0);
             t.push_back({0, static_cast<std::uint32_t>(1 + k), static_cast<std::uint32_t>(1 + (k + 1) % n)});
         }
@@ -127,4 +124,4 @@ TEST(MeshSliding, SphereRollsPastTheHubOfAFlatFanOfThinTriangles) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

@@ -1,25 +1,20 @@
 // Sleeping islands: bodies at rest stop being simulated, keep their contacts (no contact_end), and wake when
 // an awake body reaches them, when the API changes them, or when their support is removed.
+#include "world_fixture.h"
+
 #include <simpulse/dynamics/world.h>
 
 #include <gtest/gtest.h>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 struct Scene {
     DynamicsWorld world;
-    BodyId ground;
-    Scene() {
-        BodyDesc g;
-        g.shape = make_plane(Vec3::UnitZ(), 0);
-        g.is_static = true;
-        ground = world.create_body(g);
-    }
+    BodyId ground = add_ground(world);
+    // A unit box at `p` moving at `v`.
     BodyId box(const Vec3& p, const Vec3& v = Vec3::Zero()) {
-        BodyDesc d;
-        d.shape = make_box(Vec3(0.5, 0.5, 0.5));
-        d.pose.position = p;
+        BodyDesc d = box_desc(Vec3(0.5, 0.5, 0.5), p);
         d.velocity = v;
         return world.create_body(d);
     }
@@ -80,11 +75,9 @@ TEST(Sleeping, RestingNeighboursThatDoNotTouchDoNotKeepEachOtherAwake) {
     // two would otherwise wake each other in turn and never both sleep.
     Scene s;
     const BodyId a = s.box(Vec3(0, 0, 0.5));
-    BodyDesc d;
-    d.shape = make_box(Vec3(0.5, 0.5, 0.5));
-    d.pose.position = Vec3(1.2, 1.2, 1.0);
-    d.pose.orientation = Quat(Eigen::AngleAxisd(M_PI / 4, Vec3::UnitZ()));
-    const BodyId b = s.world.create_body(d);
+    const BodyId b = s.world.create_body(
+        body_desc(make_box(Vec3(0.5, 0.5, 0.5)),
+                  Pose{Vec3(1.2, 1.2, 1.0), Quat(Eigen::AngleAxisd(kPi / 4, Vec3::UnitZ()))}));
     s.run(4.0);
     EXPECT_TRUE(s.world.is_asleep(a)) << "a sleep time " << s.world.body(a).sleep_time;
     EXPECT_TRUE(s.world.is_asleep(b)) << "b sleep time " << s.world.body(b).sleep_time;
@@ -99,4 +92,4 @@ TEST(Sleeping, CanBeDisabled) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

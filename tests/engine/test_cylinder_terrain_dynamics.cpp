@@ -6,6 +6,8 @@
 //  - rolling without slipping down a planar slope of angle theta: a = g sin(theta) / (1 + I / (m r^2)) =
 //    (2/3) g sin(theta) for a solid cylinder (I = m r^2 / 2), within 1 %;
 //  - standing on its base on a slope with friction above tan(theta): it stays put, drift below 1e-4 m in 5 s.
+#include "world_fixture.h"
+
 #include <simpulse/world.h>
 
 #include <gtest/gtest.h>
@@ -15,10 +17,9 @@
 #include <numbers>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
-constexpr double kG = 9.81;
 constexpr double kDt = 1.0 / 240;
 // Simulated time of the rolling and standing tests: the 5 s; unoptimised (sanitizer) builds run 1.5 s
 // with the same thresholds.
@@ -42,18 +43,11 @@ ShapePtr field(int rows, int columns, double spacing, const Vec2& origin, double
     return create_height_field(origin, Vec2(spacing, spacing), rows, columns, std::move(h)).value();
 }
 
-BodyId add_static(World& world, const ShapePtr& shape) {
-    BodyDesc d;
-    d.shape = shape;
-    d.is_static = true;
-    return world.create_body(d).value();
-}
-
 // Rolls a cylinder r = 0.3 m lying across x at 3 m/s for kDuration (5 s: 15 m, 300 cells of 5 cm) and reports
 // the worst |v_z| and the relative speed loss.
 void roll_on_flat(double checker, double& worst_vz, double& loss) {
     World world;
-    add_static(world, field(33, 401, 0.05, Vec2(-2, -0.8), 0, Vec2::UnitX(), checker));
+    ASSERT_TRUE(add_static(world, field(33, 401, 0.05, Vec2(-2, -0.8), 0, Vec2::UnitX(), checker)));
     const double r = 0.3, v0 = 3;
     BodyDesc d;
     d.shape = create_cylinder(r, 0.25).value();
@@ -95,7 +89,7 @@ TEST(CylinderTerrainDynamics, RollingOnTriangulatedFlatFieldKeepsHeightAndSpeed)
 double slope_acceleration(const Vec2& down) {
     const double theta = 10 * std::numbers::pi / 180, r = 0.25;
     World world;
-    add_static(world, field(61, 61, 0.05, Vec2(-1.5, -1.5), std::tan(theta), down));
+    EXPECT_TRUE(add_static(world, field(61, 61, 0.05, Vec2(-1.5, -1.5), std::tan(theta), down)));
     BodyDesc d;
     d.shape = create_cylinder(r, 0.2).value();
     d.mass = 10;
@@ -136,7 +130,7 @@ TEST(CylinderTerrainDynamics, StandsStillOnSlope) {
     // it.
     const double theta = 10 * std::numbers::pi / 180;
     World world;
-    add_static(world, field(21, 21, 0.05, Vec2(-0.5, -0.5), std::tan(theta)));
+    ASSERT_TRUE(add_static(world, field(21, 21, 0.05, Vec2(-0.5, -0.5), std::tan(theta))));
     BodyDesc d;
     d.shape = create_cylinder(0.2, 0.15).value();
     d.mass = 5;
@@ -155,4 +149,4 @@ TEST(CylinderTerrainDynamics, StandsStillOnSlope) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

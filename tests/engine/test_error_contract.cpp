@@ -1,6 +1,8 @@
 // The error contract of the public API (simpulse/result.h): every class of invalid input to every World call
 // and shape factory comes back as an error value with the right ErrorCode and a message naming the field or
 // argument; no exception escapes; a refused call leaves the world as it was.
+#include "world_fixture.h"
+
 #include <simpulse/world.h>
 
 #include <gtest/gtest.h>
@@ -11,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -35,24 +37,14 @@ void expect_refused(const char* what, Call&& call, ErrorCode code, const std::st
     EXPECT_FALSE(threw) << "an exception escaped the API";
 }
 
-BodyDesc ball_at(const Vec3& p) {
-    BodyDesc d;
-    d.shape = create_sphere(0.1).value();
-    d.pose.position = p;
-    return d;
-}
-
 // A world with a ball, a static floor, a stale body id (destroyed) and the ids of a spring and a joint.
 struct Fixture {
     World world;
     BodyId ball, floor, stale;
     Fixture() {
-        ball = world.create_body(ball_at({0, 0, 1})).value();
-        BodyDesc f;
-        f.shape = create_box({1, 1, 0.1}).value();
-        f.is_static = true;
-        floor = world.create_body(f).value();
-        stale = world.create_body(ball_at({3, 0, 1})).value();
+        ball = world.create_body(sphere_desc(0.1, {0, 0, 1})).value();
+        floor = add_static(world, create_box({1, 1, 0.1}).value()).value();
+        stale = world.create_body(sphere_desc(0.1, {3, 0, 1})).value();
         EXPECT_TRUE(world.destroy_body(stale));
     }
 };
@@ -113,36 +105,36 @@ TEST(ErrorContract, InvalidBodyDescriptionsAreRefusedAndLeaveTheWorldAsItWas) {
             field.c_str(), [&] { return f.world.create_body(d); }, code, field);
         EXPECT_EQ(f.world.body_count(), count) << field << ": a body was added";
     };
-    BodyDesc d = ball_at({0, 0, 3});
+    BodyDesc d = sphere_desc(0.1, {0, 0, 3});
     d.shape = nullptr;
     refused(d, ErrorCode::invalid_argument, "shape");
-    d = ball_at({kNaN, 0, 3});
+    d = sphere_desc(0.1, {kNaN, 0, 3});
     refused(d, ErrorCode::invalid_argument, "pose");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.pose.orientation = Quat(2, 0, 0, 0);
     refused(d, ErrorCode::invalid_argument, "pose.orientation");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.velocity = Vec3(kInf, 0, 0);
     refused(d, ErrorCode::invalid_argument, "velocity");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.angular_velocity = Vec3(0, kNaN, 0);
     refused(d, ErrorCode::invalid_argument, "angular_velocity");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.density = -1;
     refused(d, ErrorCode::invalid_argument, "density");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.mass = 0.0;
     refused(d, ErrorCode::invalid_argument, "mass");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.material = 3;
     refused(d, ErrorCode::invalid_id, "material");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.shape = create_plane(Vec3::UnitZ(), 0).value();
     refused(d, ErrorCode::invalid_argument, "is_static");
-    d = ball_at({0, 0, 3});
+    d = sphere_desc(0.1, {0, 0, 3});
     d.shape = create_sphere(1e-120).value();
     refused(d, ErrorCode::invalid_argument, "shape");
-    d = ball_at({1e308, 0, 3});
+    d = sphere_desc(0.1, {1e308, 0, 3});
     d.shape = create_box({1e308, 1, 1}).value();
     d.is_static = true;  // static: no mass properties to overflow first
     refused(d, ErrorCode::invalid_argument, "pose");
@@ -264,10 +256,24 @@ TEST(ErrorContract, InvalidStepsAndNonFiniteStatesAreErrorValues) {
         expect_refused(
             "step", [&] { return w.step(dt); }, ErrorCode::invalid_argument, "dt");
     EXPECT_EQ(w.step_count(), 0u) << "a refused step advanced the world";
-    // A finite velocity whose displacement overflows: the step reports the body, the world keeps its state.
+    // A finite velocity whose displacement overflows: the step reports the body and the world keeps the last
+    // good state (the step's start: same pose and velocity, time and step count not advanced).
     ASSERT_TRUE(w.set_velocity(f.ball, Vec3(1e300, 0, 0)));
+    const BodyState good = w.state(f.ball).value();
     expect_refused(
         "overflowing step", [&] { return w.step(1e10); }, ErrorCode::non_finite_state, "body 0");
+    ASSERT_TRUE(w.non_finite_body().has_value());
+    EXPECT_EQ(*w.non_finite_body(), f.ball);
+    const BodyState kept = w.state(f.ball).value();
+    EXPECT_EQ(kept.pose.position, good.pose.position);
+    EXPECT_EQ(kept.pose.orientation.coeffs(), good.pose.orientation.coeffs());
+    EXPECT_EQ(kept.velocity, good.velocity);
+    EXPECT_EQ(w.step_count(), 0u);
+    EXPECT_EQ(w.time(), 0.0);
+    // A good step afterwards clears the failure.
+    ASSERT_TRUE(w.set_velocity(f.ball, Vec3::Zero()));
+    ASSERT_TRUE(w.step(0.01));
+    EXPECT_FALSE(w.non_finite_body().has_value());
 }
 
 TEST(ErrorContract, ShapeFactoriesRefuseEveryDegenerateInput) {
@@ -310,4 +316,4 @@ TEST(ErrorContract, ShapeFactoriesRefuseEveryDegenerateInput) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

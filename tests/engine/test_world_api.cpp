@@ -1,5 +1,7 @@
 // The public World API: handles and error values for bad input, contact listener, and independence and
 // determinism of worlds stepped side by side in one process.
+#include "world_fixture.h"
+
 #include <simpulse/world.h>
 
 #include <gtest/gtest.h>
@@ -10,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 // A small world with contacts, a spring and a joint: a few boxes falling on a plane.
@@ -18,10 +20,7 @@ struct Demo {
     World world;
     std::vector<BodyId> boxes;
     Demo() {
-        BodyDesc ground;
-        ground.shape = create_plane(Vec3::UnitZ(), 0).value();
-        ground.is_static = true;
-        EXPECT_TRUE(world.create_body(ground));
+        EXPECT_TRUE(add_ground(world));
         for (int i = 0; i < 4; ++i) {
             BodyDesc d;
             d.shape = create_box(Vec3(0.2, 0.2, 0.2)).value();
@@ -90,13 +89,6 @@ TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
     auto settle = [](World& w, int steps) {
         for (int i = 0; i < steps; ++i) ASSERT_TRUE(w.step(1.0 / 120));
     };
-    auto box_desc = [](const Vec3& half, const Vec3& at, bool is_static = false) {
-        BodyDesc d;
-        d.shape = create_box(half).value();
-        d.pose.position = at;
-        d.is_static = is_static;
-        return d;
-    };
     auto falls = [&](World& w, BodyId id, const char* what) {
         const double z0 = w.state(id).value().pose.position.z();
         settle(w, 60);
@@ -105,7 +97,7 @@ TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
     };
     {  // a static platform moved away from under a sleeping box
         World w;
-        const BodyId platform = w.create_body(box_desc({1, 1, 0.1}, {0, 0, 0}, true)).value();
+        const BodyId platform = add_static(w, create_box({1, 1, 0.1}).value()).value();
         const BodyId box = w.create_body(box_desc({0.1, 0.1, 0.1}, {0, 0, 0.2})).value();
         settle(w, 240);
         ASSERT_TRUE(w.is_asleep(box).value());
@@ -114,10 +106,7 @@ TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
     }
     {  // the joint a sleeping bob hangs on removed
         World w;
-        BodyDesc b;
-        b.shape = create_sphere(0.1).value();
-        b.pose.position = {0, 0, 1};
-        const BodyId bob = w.create_body(b).value();
+        const BodyId bob = w.create_body(sphere_desc(0.1, {0, 0, 1})).value();
         BallJointDesc j;
         j.body_a = bob;
         j.anchor = {0, 0, 2};
@@ -129,15 +118,9 @@ TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
     }
     {  // the body a sleeping bob hangs from destroyed
         World w;
-        ASSERT_TRUE(w.create_body(box_desc({0.5, 0.5, 0.05}, {0, 0, 2}, true)));
-        BodyDesc h = box_desc({0.6, 0.1, 0.05}, {0.45, 0, 2.1});
-        h.mass = 50;
-        const BodyId holder = w.create_body(h).value();
-        BodyDesc b;
-        b.shape = create_sphere(0.05).value();
-        b.pose.position = {0.95, 0, 1.5};
-        b.mass = 0.1;
-        const BodyId bob = w.create_body(b).value();
+        ASSERT_TRUE(add_static(w, create_box({0.5, 0.5, 0.05}).value(), Pose{{0, 0, 2}, Quat::Identity()}));
+        const BodyId holder = w.create_body(box_desc({0.6, 0.1, 0.05}, {0.45, 0, 2.1}, 50)).value();
+        const BodyId bob = w.create_body(sphere_desc(0.05, {0.95, 0, 1.5}, 0.1)).value();
         BallJointDesc j;
         j.body_a = bob;
         j.body_b = holder;
@@ -150,7 +133,7 @@ TEST(WorldApi, SleepersWakeWhenWhatHeldThemGoes) {
     }
     {  // gravity turned upside down: the box must leave the ground (rise by g t^2 / 2)
         World w;
-        ASSERT_TRUE(w.create_body(box_desc({1, 1, 0.1}, {0, 0, 0}, true)));
+        ASSERT_TRUE(add_static(w, create_box({1, 1, 0.1}).value()));
         const BodyId box = w.create_body(box_desc({0.1, 0.1, 0.1}, {0, 0, 0.2})).value();
         settle(w, 240);
         ASSERT_TRUE(w.is_asleep(box).value());
@@ -241,9 +224,7 @@ TEST(WorldApi, FailedCreateBodyLeavesTheWorldUsable) {
     // A body refused for its mass or density must not leave a half-made body behind: the steps after it
     // once failed with "broad phase: proxy -1 is not alive".
     World w;
-    BodyDesc d;
-    d.shape = create_sphere(0.1).value();
-    d.pose.position = Vec3(0, 0, 1);
+    BodyDesc d = sphere_desc(0.1, Vec3(0, 0, 1));
     d.mass = -1.0;
     EXPECT_FALSE(w.create_body(d));
     d.mass.reset();
@@ -324,9 +305,7 @@ TEST(WorldApi, SettingsMustBeFiniteAndAKnownMode) {
 TEST(WorldApi, LinkEndsFollowTheSceneRule) {
     // Scenes refused a spring from a body to itself or from "world" to "world"; the API accepted both.
     World w;
-    BodyDesc d;
-    d.shape = create_sphere(0.1).value();
-    const BodyId ball = w.create_body(d).value();
+    const BodyId ball = w.create_body(sphere_desc(0.1)).value();
     const auto spring_error = [&](BodyId a, BodyId b) {
         const Result<SpringId> id = w.add_spring({.body_a = a, .body_b = b, .stiffness = 10});
         return id ? std::string("accepted") : id.error().message;
@@ -399,9 +378,7 @@ TEST(WorldApi, SpringAnchorsTooFarApartAreNamedAsSuch) {
     // Anchors 1e200 apart have a distance whose square overflows: a scene without "rest_length" defaulted
     // it to inf and was told "spring rest length must be >= 0".
     World w;
-    BodyDesc d;
-    d.shape = create_sphere(0.1).value();
-    const BodyId ball = w.create_body(d).value();
+    const BodyId ball = w.create_body(sphere_desc(0.1)).value();
     SpringDesc s;
     s.body_a = ball;
     s.anchor_b = Vec3(1e200, 0, 0);
@@ -446,10 +423,7 @@ TEST(WorldApi, ShapesWhoseBoundsOverflowAreRefused) {
     EXPECT_TRUE(w.create_body(d)) << "a large mesh";
     d.shape = create_height_field(Vec2(0, 0), Vec2(1, 1), 2, 2, {0, 0, 0, 1e300}).value();
     EXPECT_TRUE(w.create_body(d)) << "a tall height field";
-    BodyDesc ball;
-    ball.shape = create_sphere(0.1).value();
-    ball.pose.position = Vec3(0, 0, 1);
-    ASSERT_TRUE(w.create_body(ball));
+    ASSERT_TRUE(w.create_body(sphere_desc(0.1, Vec3(0, 0, 1))));
     for (int i = 0; i < 5; ++i) ASSERT_TRUE(w.step(0.01)) << "step " << i;
 }
 
@@ -468,14 +442,9 @@ TEST(WorldApi, CreateRejectsInvalidSettings) {
 
 TEST(WorldApi, CollisionStatsCountTestedAndReusedPairs) {
     World w;
-    BodyDesc ground;
-    ground.shape = create_plane(Vec3::UnitZ(), 0).value();
-    ground.is_static = true;
-    ASSERT_TRUE(w.create_body(ground));
-    BodyDesc d;
-    d.shape = create_box(Vec3(0.5, 0.5, 0.5)).value();
-    d.pose.position = Vec3(0, 0, 0.5);  // resting on the ground from the start
-    ASSERT_TRUE(w.create_body(d));
+    ASSERT_TRUE(add_ground(w));
+    // Resting on the ground from the start.
+    ASSERT_TRUE(w.create_body(box_desc(Vec3(0.5, 0.5, 0.5), Vec3(0, 0, 0.5))));
     ASSERT_TRUE(w.step(1.0 / 60));
     EXPECT_EQ(w.collision_stats().pairs, 1);
     EXPECT_EQ(w.collision_stats().reused, 0) << "nothing cached before the first step";
@@ -489,14 +458,9 @@ TEST(WorldApi, CollisionStatsCountTestedAndReusedPairs) {
 
 TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
     World w;
-    BodyDesc ground;
-    ground.shape = create_plane(Vec3::UnitZ(), 0).value();
-    ground.is_static = true;
-    const BodyId g = w.create_body(ground).value();
-    BodyDesc d;
-    d.shape = create_sphere(0.1).value();
-    d.pose.position = Vec3(0, 0, 0.3);  // lands after sqrt(2 * 0.2 / 9.81) = 0.202 s
-    const BodyId ball = w.create_body(d).value();
+    const BodyId g = add_ground(w).value();
+    // Lands after sqrt(2 * 0.2 / 9.81) = 0.202 s.
+    const BodyId ball = w.create_body(sphere_desc(0.1, Vec3(0, 0, 0.3))).value();
     std::vector<ContactEvent> seen;
     w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); });
     for (int i = 0; i < 240; ++i) ASSERT_TRUE(w.step(1.0 / 240));
@@ -508,4 +472,4 @@ TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

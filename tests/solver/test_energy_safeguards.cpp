@@ -4,6 +4,8 @@
 // one solve, then far more) and nonfinite_exact_fast_convex_11bodies.json (bodies on ball joints hit at
 // e = 0.99: 28 kJ before a 79-row impact, 49 kJ after). Restituting only the normal rows of the impacts
 // reverses the load that friction or joints put on them too.
+#include "world_fixture.h"
+
 #include <simpulse/solver/solver.h>
 
 #include <gtest/gtest.h>
@@ -11,20 +13,10 @@
 #include <cmath>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 constexpr double kDt = 1.0 / 240;
-
-double kinetic_energy(const std::vector<SolverBody>& bodies) {
-    double e = 0;
-    for (const SolverBody& b : bodies) {
-        if (b.inverse_mass <= 0) continue;
-        e += 0.5 * b.velocity.squaredNorm() / b.inverse_mass +
-             0.5 * b.angular_velocity.dot(b.inverse_inertia.inverse() * b.angular_velocity);
-    }
-    return e;
-}
 
 // A thin rod (1 m, 1 kg) tilted `tilt` rad from the horizontal, falling straight down at 2 m/s, whose lower
 // end touches a static ground (body 0). No sliding at the contact before the impact, so friction sticks;
@@ -58,12 +50,6 @@ ContactConstraint rod_end_contact(const std::vector<SolverBody>& bodies, double 
     return c;
 }
 
-SolverSettings every_contact_restitutes() {
-    SolverSettings s;
-    s.restitution_threshold = 0;
-    return s;
-}
-
 TEST(EnergySafeguards, StickingRodBouncesWithoutGainingEnergy) {
     for (const double e : {1.0, 0.5}) {
         for (const double tilt : {0.3, 0.6, 0.9}) {
@@ -91,4 +77,4 @@ TEST(EnergySafeguards, StickingRodBouncesWithoutGainingEnergy) {
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

@@ -2,19 +2,16 @@
 // energy. Reduced from the stress finding nonfinite_exact_fast_convex_11bodies.json, whose first step gained
 // 47 % of its energy when a deep contact's correction turned fast-spinning bodies while their world angular
 // velocities stayed (1/2 w.I(q)w changes with q for an asymmetric body).
+#include "world_fixture.h"
+
 #include <simpulse/solver/solver.h>
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
-
-double kinetic_energy(const SolverBody& b) {
-    return 0.5 * b.velocity.squaredNorm() / b.inverse_mass +
-           0.5 * b.angular_velocity.dot(b.inverse_inertia.inverse() * b.angular_velocity);
-}
 
 TEST(PositionProjection, ATurnedBodyKeepsItsKineticEnergyAndItsSpinInItsOwnAxes) {
     // A 1 x 2 x 3 m box of 6 kg (principal moments 6.5, 5, 2.5) spinning about a generic axis at 10 rad/s, 3
@@ -112,4 +109,4 @@ TEST(PositionProjection, AnIsolatedPairKeepsMomentumAngularMomentumAndKineticEne
 }
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test

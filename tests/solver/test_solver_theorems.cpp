@@ -2,6 +2,8 @@
 // simultaneous impulses conserve linear and angular momentum (theorem 1) and, with e = 1 everywhere, kinetic
 // energy (theorem 2); with 0 < e < 1 the energy never increases. Also: redundant contacts (theorem on
 // stability with redundant points) and Newton's cradle, in both solver modes.
+#include "world_fixture.h"
+
 #include <simpulse/solver/solver.h>
 
 #include <gtest/gtest.h>
@@ -10,7 +12,7 @@
 #include <random>
 #include <vector>
 
-namespace simpulse {
+namespace simpulse::test {
 namespace {
 
 struct System {
@@ -95,14 +97,6 @@ double kinetic_energy(const System& s) {
     return e;
 }
 
-SolverSettings settings_for(SolverMode mode) {
-    SolverSettings s;
-    s.mode = mode;
-    s.restitution_threshold =
-        0;  // every compressed contact restitutes: the setting under which theorem 2 holds
-    return s;
-}
-
 class Theorems : public ::testing::TestWithParam<SolverMode> {};
 
 // Scale of momentum for relative errors: sum of |m v| (the total can be near zero).
@@ -129,7 +123,7 @@ TEST_P(Theorems, MomentumAndAngularMomentumConserved) {
         System s = random_system(seed, 2 + static_cast<int>(seed % 7), 1 + static_cast<int>(seed % 13), 0.5);
         const Vec3 p0 = momentum(s), l0 = angular_momentum(s);
         const double ps = momentum_scale(s), ls = angular_scale(s);
-        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, settings_for(GetParam()));
+        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, every_contact_restitutes(GetParam()));
         worst_p = std::max(worst_p, (momentum(s) - p0).norm() / ps);
         worst_l = std::max(worst_l, (angular_momentum(s) - l0).norm() / ls);
     }
@@ -145,7 +139,7 @@ TEST_P(Theorems, EnergyConservedWithRestitutionOne) {
         System s = random_system(seed, 2 + static_cast<int>(seed % 7), 1 + static_cast<int>(seed % 13), 1.0);
         const double e0 = kinetic_energy(s);
         const std::vector<SolverBody> before = s.bodies;
-        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, settings_for(GetParam()));
+        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, every_contact_restitutes(GetParam()));
         for (std::size_t i = 0; i < before.size(); ++i)
             changed += (s.bodies[i].velocity - before[i].velocity).norm() > 1e-6;
         worst = std::max(worst, std::abs(kinetic_energy(s) - e0) / e0);
@@ -162,7 +156,8 @@ TEST_P(Theorems, EnergyNeverIncreasesWithPartialRestitution) {
             System s =
                 random_system(seed, 2 + static_cast<int>(seed % 7), 1 + static_cast<int>(seed % 13), e);
             const double e0 = kinetic_energy(s);
-            solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, settings_for(GetParam()));
+            solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240,
+                                    every_contact_restitutes(GetParam()));
             worst_gain = std::max(worst_gain, (kinetic_energy(s) - e0) / e0);
         }
     }
@@ -174,7 +169,7 @@ TEST_P(Theorems, ContactsNoLongerApproachAfterTheSolve) {
     double worst = 0;
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
         System s = random_system(seed, 2 + static_cast<int>(seed % 7), 1 + static_cast<int>(seed % 13), 0.0);
-        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, settings_for(GetParam()));
+        solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, every_contact_restitutes(GetParam()));
         if (GetParam() == SolverMode::thesis)
             continue;  // needs more re-check rounds than the default: ThesisMode.ImpulsesOnlyPush...
         for (const ContactConstraint& c : s.contacts) {
@@ -203,7 +198,7 @@ TEST(ThesisMode, ImpulsesOnlyPushAndNoContactKeepsApproaching) {
             for (std::uint64_t seed = 1; seed <= 200; ++seed) {
                 System s =
                     random_system(seed, 2 + static_cast<int>(seed % 7), 1 + static_cast<int>(seed % 13), e);
-                SolverSettings settings = settings_for(SolverMode::thesis);
+                SolverSettings settings = every_contact_restitutes(SolverMode::thesis);
                 settings.recheck_iterations = rounds;
                 solver.solve_velocities(s.bodies, s.contacts, {}, 1.0 / 240, settings);
                 for (const double p : solver.contact_impulses()) {
@@ -258,7 +253,7 @@ TEST_P(Theorems, RedundantContactsGiveTheSameImpulseAndNoRotation) {
             for (SolverMode mode : {SolverMode::thesis, SolverMode::exact}) {
                 std::vector<SolverBody> b = bodies;
                 Solver solver;
-                solver.solve_velocities(b, contacts, {}, 1.0 / 240, settings_for(mode));
+                solver.solve_velocities(b, contacts, {}, 1.0 / 240, every_contact_restitutes(mode));
                 impulses.push_back(m * (b[1].velocity.z() - bodies[1].velocity.z()));
                 EXPECT_LT(b[1].angular_velocity.norm(), 1e-12)
                     << contacts.size() << " points, mode " << to_string(mode) << ": angular velocity "
@@ -297,7 +292,7 @@ TEST_P(Theorems, NewtonsCradle) {
         contacts.push_back(c);
     }
     Solver solver;
-    solver.solve_velocities(bodies, contacts, {}, 1.0 / 240, settings_for(GetParam()));
+    solver.solve_velocities(bodies, contacts, {}, 1.0 / 240, every_contact_restitutes(GetParam()));
     std::vector<double> expected = GetParam() == SolverMode::thesis
                                        ? std::vector<double>{0, 0, 0, 0, v}
                                        : std::vector<double>{-0.6 * v, 0.4 * v, 0.4 * v, 0.4 * v, 0.4 * v};
@@ -311,12 +306,8 @@ TEST_P(Theorems, NewtonsCradle) {
     EXPECT_NEAR(e, 0.5 * m * v * v, 1e-14);
 }
 
-std::string mode_name(const ::testing::TestParamInfo<SolverMode>& mode) {
-    return to_string(mode.param);
-}
-
 INSTANTIATE_TEST_SUITE_P(BothModes, Theorems, ::testing::Values(SolverMode::thesis, SolverMode::exact),
                          mode_name);
 
 }  // namespace
-}  // namespace simpulse
+}  // namespace simpulse::test
