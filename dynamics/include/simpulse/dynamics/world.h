@@ -1,6 +1,6 @@
 // The dynamics world: owns bodies, springs, ball joints and materials, and advances them by fixed steps in
 // the thesis order (chapter 2). The stages of a step are listed once, in DynamicsWorld::substep
-// (dynamics/src/world.cpp).
+// (dynamics/src/step.cpp).
 #pragma once
 
 #include <simpulse/collision/broad_phase.h>
