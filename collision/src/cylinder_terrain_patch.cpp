@@ -155,7 +155,8 @@ int reduce_patch(Candidate* points, int count, const Vec3& normal, double tie_de
                                                  P(tri[static_cast<std::size_t>(s)]), P(i)));
                 return best;
             },
-            [&](int i) { return i == i1 || i == i2 || i == i3; });
+            // i3 is a structured binding, which Clang 14 (the fuzz build) cannot capture: copy it.
+            [&, third = i3](int i) { return i == i1 || i == i2 || i == third; });
         for (int i : {i1, i2, i3}) chosen[static_cast<std::size_t>(m++)] = points[i];
         if (i4 >= 0 && added > kCollinearRatio * std::abs(cross2(P(i1), P(i2), P(i3))))
             chosen[static_cast<std::size_t>(m++)] = points[i4];

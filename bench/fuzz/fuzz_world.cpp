@@ -1,0 +1,226 @@
+// libFuzzer target: the embedding API. The bytes are decoded into a sequence of World calls (create and
+// destroy bodies of every shape, springs, joints, materials, settings, forces, impulses, steps, queries)
+// whose numbers come from a palette of extreme values (1e-9 and 1e9 sizes and masses, 0, negative, NaN, inf,
+// the double range's ends) or straight from the bytes. Every call must return a value or an error: an
+// exception escaping, a crash, a hang, a leak, or a step that succeeds with a non-finite state is a finding.
+#include <simpulse/world.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace {
+
+using namespace simpulse;
+
+class Bytes {
+  public:
+    Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+    bool empty() const { return pos_ >= size_; }
+    std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+    double number() {
+        static constexpr std::array<double, 16> kPalette = {0.0,
+                                                            1e-9,
+                                                            1e9,
+                                                            -1.0,
+                                                            0.5,
+                                                            1.0,
+                                                            2.0,
+                                                            1e-300,
+                                                            1e300,
+                                                            std::numeric_limits<double>::max(),
+                                                            -1e-12,
+                                                            1e5,
+                                                            0.016,
+                                                            10.0,
+                                                            std::numeric_limits<double>::quiet_NaN(),
+                                                            std::numeric_limits<double>::infinity()};
+        const std::uint8_t b = byte();
+        if (b < 224) return kPalette[b % kPalette.size()];
+        double raw = 0;
+        std::uint8_t bytes[sizeof raw];
+        for (std::uint8_t& x : bytes) x = byte();
+        std::memcpy(&raw, bytes, sizeof raw);
+        return raw;
+    }
+    Vec3 vector() {
+        const double x = number(), y = number(), z = number();
+        return {x, y, z};
+    }
+    std::size_t index(std::size_t count) { return count == 0 ? 0 : byte() % count; }
+
+  private:
+    const std::uint8_t* data_;
+    std::size_t size_;
+    std::size_t pos_ = 0;
+};
+
+Result<ShapePtr> shape(Bytes& in) {
+    const double a = in.number(), b = in.number();
+    switch (in.byte() % 10) {
+        case 0:
+            return create_sphere(a);
+        case 1:
+            return create_box(in.vector());
+        case 2:
+            return create_capsule(a, b);
+        case 3:
+            return create_cylinder(a, b);
+        case 4:
+            return create_cone(a, b);
+        case 5: {
+            std::vector<Vec3> points;
+            for (int i = in.byte() % 9; i > 0; --i) points.push_back(in.vector());
+            return create_convex_hull(points);
+        }
+        case 6:
+            return create_plane(in.vector(), a);
+        case 7: {
+            std::vector<Vec3> vertices;
+            for (int i = in.byte() % 6; i > 0; --i) vertices.push_back(in.vector());
+            std::vector<std::array<std::uint32_t, 3>> triangles;
+            for (int i = in.byte() % 4; i > 0; --i)
+                triangles.push_back({in.byte() % 7u, in.byte() % 7u, in.byte() % 7u});
+            return create_triangle_mesh(std::move(vertices), std::move(triangles));
+        }
+        case 8: {
+            const int rows = in.byte() % 5, columns = in.byte() % 5;
+            std::vector<double> heights;
+            for (int i = in.byte() % 26; i > 0; --i) heights.push_back(in.number());
+            return create_height_field({a, b}, {in.number(), in.number()}, rows, columns, std::move(heights));
+        }
+        default: {
+            std::vector<CompoundChild> children;
+            for (int i = in.byte() % 3; i > 0; --i) {
+                Result<ShapePtr> child = create_box(in.vector());
+                if (child) children.push_back({child.value(), Pose{in.vector(), Quat::Identity()}});
+            }
+            return create_compound(std::move(children));
+        }
+    }
+}
+
+void require_finite(const World& world, const std::vector<BodyId>& bodies) {
+    for (const BodyId id : bodies) {
+        const Result<BodyState> s = world.state(id);
+        if (s && !(s->pose.position.allFinite() && s->velocity.allFinite() &&
+                   s->angular_velocity.allFinite() && s->pose.orientation.coeffs().allFinite()))
+            __builtin_trap();  // a step reported success with a non-finite state
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    Bytes in(data, size);
+    World world;
+    std::vector<BodyId> bodies;
+    std::vector<SpringId> springs;
+    std::vector<JointId> joints;
+    int steps = 0;
+    while (!in.empty()) {
+        switch (in.byte() % 12) {
+            case 0: {
+                Result<ShapePtr> s = shape(in);
+                if (!s) break;
+                BodyDesc d;
+                d.shape = s.value();
+                d.pose.position = in.vector();
+                d.velocity = in.vector();
+                d.angular_velocity = in.vector();
+                d.is_static = in.byte() % 3 == 0;
+                if (in.byte() % 2) d.mass = in.number();
+                d.density = in.byte() % 2 ? in.number() : 1000.0;
+                d.material = in.byte() % 3;
+                if (Result<BodyId> id = world.create_body(d)) bodies.push_back(id.value());
+                break;
+            }
+            case 1:
+                if (!bodies.empty()) (void)world.destroy_body(bodies[in.index(bodies.size())]);
+                break;
+            case 2:
+                if (steps++ < 20) {
+                    if (world.step(in.number())) require_finite(world, bodies);
+                }
+                break;
+            case 3:
+                if (!bodies.empty()) {
+                    const BodyId id = bodies[in.index(bodies.size())];
+                    (void)world.set_velocity(id, in.vector());
+                    (void)world.set_pose(
+                        id, Pose{in.vector(), Quat(in.number(), in.number(), in.number(), in.number())});
+                }
+                break;
+            case 4: {
+                SpringDesc s;
+                if (!bodies.empty()) s.body_a = bodies[in.index(bodies.size())];
+                if (in.byte() % 2 && !bodies.empty()) s.body_b = bodies[in.index(bodies.size())];
+                s.anchor_a = in.vector();
+                s.anchor_b = in.vector();
+                s.stiffness = in.number();
+                s.damping = in.number();
+                s.rest_length = in.number();
+                if (Result<SpringId> id = world.add_spring(s)) springs.push_back(id.value());
+                break;
+            }
+            case 5: {
+                BallJointDesc j;
+                if (!bodies.empty()) j.body_a = bodies[in.index(bodies.size())];
+                if (in.byte() % 2 && !bodies.empty()) j.body_b = bodies[in.index(bodies.size())];
+                j.anchor = in.vector();
+                j.collide_connected = in.byte() % 2;
+                if (Result<JointId> id = world.add_ball_joint(j)) joints.push_back(id.value());
+                break;
+            }
+            case 6:
+                if (!springs.empty()) (void)world.remove_spring(springs[in.index(springs.size())]);
+                if (!joints.empty()) (void)world.remove_joint(joints[in.index(joints.size())]);
+                break;
+            case 7:
+                if (!bodies.empty()) {
+                    const BodyId id = bodies[in.index(bodies.size())];
+                    (void)world.apply_impulse(id, in.vector(), in.vector());
+                    (void)world.add_force_at_point(id, in.vector(), in.vector());
+                    (void)world.add_torque(id, in.vector());
+                    (void)world.apply_angular_impulse(id, in.vector());
+                }
+                break;
+            case 8:
+                (void)world.add_material(
+                    {.friction = in.number(), .restitution = in.number(), .density = in.number()});
+                (void)world.set_material_pair(in.byte() % 4, in.byte() % 4, in.number(), in.number());
+                break;
+            case 9: {
+                WorldSettings s = world.settings();
+                s.gravity = in.vector();
+                s.contact_margin = in.number();
+                s.solver.mode = in.byte() % 2 ? SolverMode::exact : SolverMode::thesis;
+                s.solver.tolerance = in.number();
+                s.solver.threads = 1 + in.byte() % 2;
+                s.allow_sleeping = in.byte() % 2;
+                (void)world.set_settings(s);
+                break;
+            }
+            case 10:
+                if (!bodies.empty()) {
+                    const BodyId id = bodies[in.index(bodies.size())];
+                    (void)world.state(id);
+                    (void)world.info(id);
+                    (void)world.is_asleep(id);
+                }
+                (void)world.energy();
+                (void)world.linear_momentum();
+                (void)world.angular_momentum(in.vector());
+                (void)world.max_joint_error();
+                break;
+            default:
+                if (!joints.empty()) (void)world.joint_error(joints[in.index(joints.size())]);
+                break;
+        }
+    }
+    return 0;
+}
