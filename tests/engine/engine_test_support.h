@@ -94,6 +94,24 @@ inline std::string scene_error(const std::string& json, const std::vector<std::s
     return scene ? std::string("valid") : scene.error().message;
 }
 
+// Four separate stacks of boxes and a ball on a plane, 1 s at dt 0.01: several islands, so two threads share
+// the work (the thread-count and determinism tests).
+inline constexpr const char* kSeparateStacks = R"({"dt": 0.01, "duration": 1.0,
+        "materials": {"default": {"friction": 0.5, "restitution": 0.3}},
+        "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
+                   {"name": "a1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0, 0, 0.6]},
+                   {"name": "a2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.1, 0, 1.7]},
+                   {"name": "a3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.2, 0, 2.8]},
+                   {"name": "b1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0, 0.6]},
+                   {"name": "b2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0.1, 1.7]},
+                   {"name": "c1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 0.6]},
+                   {"name": "c2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0.1, 1.7]},
+                   {"name": "c3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 2.8]},
+                   {"name": "d1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 0.6]},
+                   {"name": "d2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0.1, 1.7]},
+                   {"name": "d3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 2.8]},
+                   {"name": "ball", "shape": {"type": "sphere", "radius": 0.3}, "position": [-5, 0, 2]}]})";
+
 inline std::string repo_path(const std::string& relative) {
     return std::string(SIMPULSE_SOURCE_DIR) + "/" + relative;
 }

@@ -13,20 +13,6 @@
 namespace simpulse::test {
 namespace {
 
-// Four separate stacks of boxes and a ball: several islands, so two threads share the work.
-constexpr const char* kStacks = R"({"dt": 0.01, "duration": 1.0,
-    "materials": {"default": {"friction": 0.5, "restitution": 0.3}},
-    "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
-               {"name": "a1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0, 0, 0.6]},
-               {"name": "a2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.1, 0, 1.7]},
-               {"name": "b1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0, 0.6]},
-               {"name": "b2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0.1, 1.7]},
-               {"name": "c1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 0.6]},
-               {"name": "c2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0.1, 1.7]},
-               {"name": "d1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 0.6]},
-               {"name": "d2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0.1, 1.7]},
-               {"name": "ball", "shape": {"type": "sphere", "radius": 0.3}, "position": [-5, 0, 2]}]})";
-
 std::string hashes(const std::filesystem::path& dir, const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"run", "s.json", "--hash-every", "10", "--quiet"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -37,7 +23,7 @@ std::string hashes(const std::filesystem::path& dir, const std::vector<std::stri
 
 TEST(Determinism, StateHashesMatchAcrossProcessesAndThreadCounts) {
     const auto dir = test_dir();
-    write_file(dir / "s.json", kStacks);
+    write_file(dir / "s.json", kSeparateStacks);
     const std::string first = hashes(dir, {});
     // Steps 0, 10, ..., 100: eleven lines, and the state changes between them.
     ASSERT_EQ(std::count(first.begin(), first.end(), '\n'), 11) << first;
@@ -65,7 +51,7 @@ TEST(Determinism, TheDominoChainHashesTheSameOnOneAndTwoThreads) {
 
 TEST(Determinism, HashEveryRejectsZero) {
     const auto dir = test_dir();
-    write_file(dir / "s.json", kStacks);
+    write_file(dir / "s.json", kSeparateStacks);
     const CliResult r = run_cli({"run", "s.json", "--hash-every", "0"}, dir);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("--hash-every"), std::string::npos) << r.err;
@@ -99,7 +85,7 @@ TEST(OutputFiles, ARunRefusedBeforeSteppingLeavesNoFiles) {
 
 TEST(OutputFiles, ACompleteRunRenamesItsFiles) {
     const auto dir = test_dir();
-    write_file(dir / "s.json", kStacks);
+    write_file(dir / "s.json", kSeparateStacks);
     const CliResult r = run_cli({"run", "s.json", "--out", "r.json", "--trajectory", "t.jsonl"}, dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(std::filesystem::exists(dir / "r.json"));

@@ -182,21 +182,7 @@ TEST(SceneRun, DtAndDurationFlagsOverrideTheScene) {
 // refused.
 TEST(SceneRun, ThreadsFlagGivesTheSameResult) {
     const auto dir = test_dir();
-    write_file(dir / "s.json", R"({"dt": 0.01, "duration": 1.0,
-        "materials": {"default": {"friction": 0.5, "restitution": 0.3}},
-        "bodies": [{"name": "floor", "static": true, "shape": {"type": "plane", "normal": [0, 0, 1]}},
-                   {"name": "a1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0, 0, 0.6]},
-                   {"name": "a2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.1, 0, 1.7]},
-                   {"name": "a3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [0.2, 0, 2.8]},
-                   {"name": "b1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0, 0.6]},
-                   {"name": "b2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [5, 0.1, 1.7]},
-                   {"name": "c1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 0.6]},
-                   {"name": "c2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0.1, 1.7]},
-                   {"name": "c3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [10, 0, 2.8]},
-                   {"name": "d1", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 0.6]},
-                   {"name": "d2", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0.1, 1.7]},
-                   {"name": "d3", "shape": {"type": "box", "size": [1, 1, 1]}, "position": [15, 0, 2.8]},
-                   {"name": "ball", "shape": {"type": "sphere", "radius": 0.3}, "position": [-5, 0, 2]}]})");
+    write_file(dir / "s.json", kSeparateStacks);
     json results[2];
     for (int threads : {1, 2}) {
         results[threads - 1] =
