@@ -8,7 +8,7 @@ endfunction()
 # Adds a module library target simpulse_<name> (alias simpulse::<name>) from <dir>/src/*.cpp with the public
 # include directory <dir>/include.
 function(simpulse_add_module name)
-    file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+    file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
     add_library(simpulse_${name} ${sources})
     add_library(simpulse::${name} ALIAS simpulse_${name})
     target_include_directories(simpulse_${name} PUBLIC

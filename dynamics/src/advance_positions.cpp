@@ -31,7 +31,7 @@ void DynamicsWorld::advance_positions(double dt) {
         if (a != b) island_parent_[std::max(a, b)] = std::min(a, b);
     };
     for (const ContactConstraint& c : contacts_) link(c.body_a, c.body_b);
-    for (const BallJointConstraint& j : joint_rows_) link(j.body_a, j.body_b);
+    for (const JointConstraint& j : joint_rows_) link(j.body_a, j.body_b);
     for (std::uint32_t i = 0; i < bodies_.size(); ++i)
         if (island_restless_[i]) island_restless_[find(i)] = 1;
     for (std::uint32_t i = 0; i < bodies_.size(); ++i)

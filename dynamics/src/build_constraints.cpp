@@ -1,5 +1,5 @@
 // Stage 3 of the step: the solver's input from the collision stage and the joints: one ContactConstraint per
-// manifold point (combined material, warm-start key, patch id), one BallJointConstraint per joint, and the
+// manifold point (combined material, warm-start key, patch id), one JointConstraint per joint, and the
 // solver's copy of the bodies' motion state (sync_solver_bodies, both ways).
 #include <simpulse/dynamics/world.h>
 
@@ -33,12 +33,16 @@ void DynamicsWorld::build_constraints() {
         }
     }
     joint_rows_.clear();
-    for (const BallJoint& j : joints_) {
+    joint_row_slot_.clear();
+    for (const Joint& j : joints_) {
         if (!j.alive) continue;
-        BallJointConstraint c;
+        JointConstraint c;
+        c.type = j.type;
         c.body_a = j.body_a;
         const Body& a = bodies_[j.body_a];
         c.local_anchor_a = j.local_a - a.local_center_of_mass;
+        c.local_frame_a = j.frame_a;
+        c.local_frame_b = j.frame_b;
         if (j.body_b == kInvalidIndex) {
             c.body_b = kFixedFrame;
             c.local_anchor_b = j.local_b;
@@ -46,7 +50,10 @@ void DynamicsWorld::build_constraints() {
             c.body_b = j.body_b;
             c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
         }
+        c.min_length = j.min_length;
+        c.max_length = j.max_length;
         joint_rows_.push_back(c);
+        joint_row_slot_.push_back(static_cast<std::uint32_t>(&j - joints_.data()));
     }
 }
 

@@ -50,7 +50,7 @@ void DynamicsWorld::update_sleep(double dt) {
         if (a != b) island_parent_[std::max(a, b)] = std::min(a, b);
     };
     for (const BodyManifold& bm : body_manifolds_) unite(bm.a.index, bm.b.index);
-    for (const BallJoint& j : joints_)
+    for (const Joint& j : joints_)
         if (j.alive && j.body_b != kInvalidIndex) unite(j.body_a, j.body_b);
     for (const Spring& sp : springs_)
         if (sp.alive && sp.body_a != kInvalidIndex && sp.body_b != kInvalidIndex) unite(sp.body_a, sp.body_b);

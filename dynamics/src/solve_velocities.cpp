@@ -17,6 +17,9 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
     for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
     sync_solver_bodies(false);
+    const std::span<const JointImpulse> impulses = solver_.joint_impulses();
+    for (std::size_t i = 0; i < impulses.size() && i < joint_row_slot_.size(); ++i)
+        joints_[joint_row_slot_[i]].reaction = {impulses[i].linear / dt, impulses[i].angular / dt};
     return solver_settings;
 }
 
@@ -34,7 +37,7 @@ bool DynamicsWorld::reject_substep(double dt) {
 
 double DynamicsWorld::fastest_joint_rotation_rate() const {
     double fastest = 0;
-    for (const BallJoint& j : joints_) {
+    for (const Joint& j : joints_) {
         if (!j.alive) continue;
         fastest = std::max(fastest, bodies_[j.body_a].angular_velocity.norm());
         if (j.body_b != kInvalidIndex) fastest = std::max(fastest, bodies_[j.body_b].angular_velocity.norm());

@@ -7,7 +7,9 @@
 #include <simpulse/dynamics/world.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace simpulse {
@@ -191,7 +193,7 @@ void DynamicsWorld::destroy_body(BodyId id) {
     for (Spring& s : springs_)
         if (s.alive && (s.body_a == id.index || s.body_b == id.index))
             s.alive = false, free_springs_.push_back(static_cast<std::uint32_t>(&s - springs_.data()));
-    for (BallJoint& j : joints_)
+    for (Joint& j : joints_)
         if (j.alive && (j.body_a == id.index || j.body_b == id.index))
             remove_joint({static_cast<std::uint32_t>(&j - joints_.data()), j.generation});
     broad_phase_.remove(b.proxy);
@@ -338,20 +340,88 @@ bool DynamicsWorld::is_valid(SpringId id) const {
 }
 
 JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
+    JointDesc joint;
+    joint.body_a = desc.body_a;
+    joint.body_b = desc.body_b;
+    joint.anchor = desc.anchor;
+    joint.collide_connected = desc.collide_connected;
+    return add_joint(joint);
+}
+
+namespace {
+
+// A right-handed frame whose x axis is `axis` (unit).
+Quat frame_along(const Vec3& axis) {
+    const Vec3 helper = std::abs(axis.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+    const Vec3 y = axis.cross(helper).normalized();
+    Mat3 m;
+    m.col(0) = axis;
+    m.col(1) = y;
+    m.col(2) = axis.cross(y);
+    return Quat(m).normalized();
+}
+
+// The distance joint's [min, max] from the description and the anchors' distance now.
+std::pair<double, double> distance_range(const JointDesc& desc, double distance) {
+    const bool min_given = desc.min_length >= 0, max_given = desc.max_length >= 0;
+    if (!min_given && !max_given) {
+        if (!(distance > 0))
+            throw std::invalid_argument(
+                "anchor_b: a distance joint without lengths keeps its anchors' distance, so they must be "
+                "apart");
+        return {distance, distance};
+    }
+    const double lo = min_given ? desc.min_length : 0.0;
+    const double hi = max_given ? desc.max_length : std::numeric_limits<double>::infinity();
+    if (!(lo <= hi))
+        throw std::invalid_argument("min_length: expected at most max_length (" + number_text(hi) +
+                                    "), got " + number_text(lo));
+    if (!(hi > 0)) throw std::invalid_argument("max_length: expected a positive length, got 0");
+    return {lo, hi};
+}
+
+}  // namespace
+
+JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     require(finite(desc.anchor), "anchor: expected finite numbers");
+    require(finite(desc.anchor_b), "anchor_b: expected finite numbers");
+    require(finite(desc.axis), "axis: expected finite numbers");
+    require(std::isfinite(desc.min_length), "min_length: expected a finite number (negative: unset)");
+    require(std::isfinite(desc.max_length) || desc.max_length == std::numeric_limits<double>::infinity(),
+            "max_length: expected a number (negative: unset)");
+    const bool has_axis = desc.type == JointType::hinge || desc.type == JointType::slider;
+    require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
     require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};
     require_id(is_valid(desc.body_a), "body_a");
     require_id(world_b || is_valid(desc.body_b), "body_b");
     require_dynamic_end(bodies_, desc.body_a, desc.body_b, "a joint");
+    const bool distance = desc.type == JointType::distance;
+    const Vec3 anchor_b = distance ? desc.anchor_b : desc.anchor;
+    std::pair<double, double> range{0, 0};
+    if (distance) range = distance_range(desc, (anchor_b - desc.anchor).norm());
     wake(desc.body_a);
     if (!world_b) wake(desc.body_b);
     const std::uint32_t slot = allocate(joints_, free_joints_);
-    BallJoint& j = joints_[slot];
+    Joint& j = joints_[slot];
+    j.type = desc.type;
     j.body_a = desc.body_a.index;
     j.body_b = world_b ? kInvalidIndex : desc.body_b.index;
-    j.local_a = bodies_[j.body_a].pose().inverse_transform_point(desc.anchor);
-    j.local_b = world_b ? desc.anchor : bodies_[j.body_b].pose().inverse_transform_point(desc.anchor);
+    const Quat frame = has_axis ? frame_along(desc.axis.normalized()) : Quat::Identity();
+    const Pose pose_a = bodies_[j.body_a].pose();
+    j.local_a = pose_a.inverse_transform_point(desc.anchor);
+    j.frame_a = (pose_a.orientation.conjugate() * frame).normalized();
+    if (world_b) {
+        j.local_b = anchor_b;
+        j.frame_b = frame;
+    } else {
+        const Pose pose_b = bodies_[j.body_b].pose();
+        j.local_b = pose_b.inverse_transform_point(anchor_b);
+        j.frame_b = (pose_b.orientation.conjugate() * frame).normalized();
+    }
+    j.min_length = range.first;
+    j.max_length = range.second;
+    j.reaction = {};
     j.collide_connected = desc.collide_connected;
     j.generation += 1;
     j.alive = true;
@@ -365,7 +435,7 @@ JointId DynamicsWorld::add_ball_joint(const BallJointDesc& desc) {
 
 void DynamicsWorld::remove_joint(JointId id) {
     require_id(is_valid(id), "joint id");
-    BallJoint& j = joints_[id.index];
+    Joint& j = joints_[id.index];
     for (const std::uint32_t end : {j.body_a, j.body_b})  // what the joint held moves again
         if (end != kInvalidIndex) wake_island(end);
     if (j.body_b != kInvalidIndex && !j.collide_connected) {
@@ -384,11 +454,34 @@ bool DynamicsWorld::is_valid(JointId id) const {
 
 double DynamicsWorld::joint_error(JointId id) const {
     require_id(is_valid(id), "joint id");
-    const BallJoint& j = joints_[id.index];
-    const Vec3 pa = bodies_[j.body_a].pose().transform_point(j.local_a);
-    const Vec3 pb =
-        j.body_b == kInvalidIndex ? j.local_b : bodies_[j.body_b].pose().transform_point(j.local_b);
-    return (pa - pb).norm();
+    const Joint& j = joints_[id.index];
+    // The solver's own error of the joint's rows, on the two bodies' poses.
+    std::array<SolverBody, 2> ends;
+    JointConstraint c;
+    c.type = j.type;
+    c.body_a = 0;
+    c.local_anchor_a = j.local_a - bodies_[j.body_a].local_center_of_mass;
+    c.local_frame_a = j.frame_a;
+    c.local_frame_b = j.frame_b;
+    c.min_length = j.min_length;
+    c.max_length = j.max_length;
+    ends[0].position = bodies_[j.body_a].com_position;
+    ends[0].orientation = bodies_[j.body_a].orientation;
+    if (j.body_b == kInvalidIndex) {
+        c.body_b = kFixedFrame;
+        c.local_anchor_b = j.local_b;
+    } else {
+        c.body_b = 1;
+        c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
+        ends[1].position = bodies_[j.body_b].com_position;
+        ends[1].orientation = bodies_[j.body_b].orientation;
+    }
+    return simpulse::joint_error(c, ends);
+}
+
+JointReaction DynamicsWorld::joint_reaction(JointId id) const {
+    require_id(is_valid(id), "joint id");
+    return joints_[id.index].reaction;
 }
 
 double DynamicsWorld::max_joint_error() const {

@@ -166,6 +166,9 @@ Result<SpringId> World::add_spring(const SpringDesc& desc) {
 Status World::remove_spring(SpringId id) {
     return guarded([&] { world_->remove_spring(id); });
 }
+Result<JointId> World::add_joint(const JointDesc& desc) {
+    return guarded_value<JointId>([&] { return world_->add_joint(desc); });
+}
 Result<JointId> World::add_ball_joint(const BallJointDesc& desc) {
     return guarded_value<JointId>([&] { return world_->add_ball_joint(desc); });
 }
@@ -177,6 +180,9 @@ Result<double> World::joint_error(JointId id) const {
 }
 double World::max_joint_error() const {
     return world_->max_joint_error();
+}
+Result<JointReaction> World::joint_reaction(JointId id) const {
+    return guarded_value<JointReaction>([&] { return world_->joint_reaction(id); });
 }
 
 Status World::step(double dt) {

@@ -1,7 +1,8 @@
-// Exact mode: the targets of ball-joint rows. A joint's rows ask its anchors' relative velocity to cancel the
-// curvature of their paths over the step (the first half of SHAKE/RATTLE, so a joint's rotation keeps its
-// energy), and targets that redundant rows (a hinge of two ball joints) cannot all reach are projected onto
-// what impulses can produce, for the joints that lie on cycles of the joint graph (Tarjan's bridges).
+// Exact mode: the targets of joint rows. A joint's rows ask its anchors' relative velocity to cancel the
+// curvature of their paths over the step (angular rows: no change) (the first half of SHAKE/RATTLE, so a
+// joint's rotation keeps its energy), and targets that redundant rows (a hinge of two ball joints) cannot all
+// reach are projected onto what impulses can produce, for the joints that lie on cycles of the joint graph
+// (Tarjan's bridges).
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -24,6 +25,43 @@ Vec3 arc_offset(std::span<const SolverBody> bodies, std::uint32_t body, const Ve
     // cos - 1 = -2 sin^2(angle / 2): no cancellation at small angles.
     return -2 * half_sine * half_sine * (lever - axis.dot(lever) * axis) +
            (std::sin(angle) - angle) * axis.cross(lever);
+}
+
+Vec3 point_velocity(std::span<const SolverBody> bodies, std::uint32_t body, const Vec3& lever) {
+    if (body == kFixedFrame || body >= bodies.size() || !detail::movable(bodies[body])) return Vec3::Zero();
+    return bodies[body].velocity + bodies[body].angular_velocity.cross(lever);
+}
+
+// A distance joint's anchors, moved apart by u over the step (their relative velocity and the curvature of
+// their arcs), keep their distance L when n . u = -|u_perp|^2 / (2 L) to second order (|x + u| = L with x =
+// L n): the speed the row's target lowers by that, |u_perp|^2 / (2 L dt). Zero for the other joint types,
+// whose rows hold anchors together.
+double distance_centripetal_speed(std::span<const SolverBody> bodies, const detail::JointLevers& j,
+                                  const Vec3& curvature, double dt) {
+    if (j.type != JointType::distance || !(j.length > 0)) return 0;
+    const Vec3 u =
+        dt * (point_velocity(bodies, j.body_b, j.lever_b) - point_velocity(bodies, j.body_a, j.lever_a)) +
+        curvature;
+    const Vec3 across = u - u.dot(j.direction) * j.direction;
+    return across.squaredNorm() / (2 * j.length * dt);
+}
+
+// A hinge's angular row along p (perpendicular to the axis, turning with A) measures p . (a x b), which after
+// a step of constant spins w_a, w_b is p . theta with theta = log(exp(-dt w_a) exp(dt w_b)) = dt (w_b - w_a)
+// + dt^2 / 2 (w_b x w_a) + O(dt^3) (Baker-Campbell-Hausdorff): the row keeps the axes aligned to third order
+// when p . (w_b - w_a) = dt / 2 p . (w_a x w_b). Without it, a hinge whose bodies both tumble opens by the
+// second-order term every step and the projection takes its energy. Zero for the other types' angular rows:
+// they hold w_b = w_a, where the term vanishes.
+double hinge_twist_speed(std::span<const SolverBody> bodies, const detail::JointLevers& j,
+                         const detail::Row& r, double dt) {
+    if (j.type != JointType::hinge) return 0;
+    auto spin = [&](std::uint32_t body) {
+        return body == kFixedFrame || body >= bodies.size() || !detail::movable(bodies[body])
+                   ? Vec3(Vec3::Zero())
+                   : bodies[body].angular_velocity;
+    };
+    const Vec3 axis = r.b != detail::kNoBody ? r.ang_b : Vec3(-r.ang_a);
+    return 0.5 * dt * axis.dot(spin(j.body_a).cross(spin(j.body_b)));
 }
 
 }  // namespace
@@ -53,17 +91,19 @@ bool detail::IslandWorker::set_joint_targets(std::span<Row> island, std::span<co
             ++i;
             continue;
         }
-        // A joint's three rows are consecutive (build_rows adds them together and islands keep the order):
+        // A joint's rows are consecutive (build_rows adds them together and islands keep the order):
         // its curvature is computed once, and its targets are compared as one vector, so that the fit does
         // not depend on how the world's axes lie.
         const std::uint32_t joint = island[i].source;
         const detail::JointLevers& j = joint_levers[joint];
         const Vec3 curvature =
             arc_offset(bodies, j.body_b, j.lever_b, dt) - arc_offset(bodies, j.body_a, j.lever_a, dt);
+        const double centripetal = distance_centripetal_speed(bodies, j, curvature, dt);
         Vec3 change = Vec3::Zero(), targets = Vec3::Zero();
         for (; i < island.size() && island[i].kind == RowKind::joint && island[i].source == joint; ++i) {
             Row& r = island[i];
-            const double target = -r.dir.dot(curvature) / dt;
+            const double target = r.dir.isZero(0) ? hinge_twist_speed(bodies, j, r, dt)
+                                                  : -r.dir.dot(curvature) / dt - centripetal;
             change += (target - raw_targets[i]) * r.dir;
             targets += target * r.dir;
             r.target = raw_targets[i] = target;
@@ -75,7 +115,7 @@ bool detail::IslandWorker::set_joint_targets(std::span<Row> island, std::span<co
 
 bool detail::IslandWorker::mark_joints_on_cycles(std::span<const Row> island, std::size_t body_count) {
     // The joint graph: one node per body a joint touches and one for the ground (static bodies and the fixed
-    // frame), one edge per joint (its three rows are consecutive).
+    // frame), one edge per joint (its rows are consecutive).
     const auto ground = static_cast<std::uint32_t>(body_count);
     auto node = [&](std::uint32_t body) { return body == detail::kNoBody ? ground : body; };
     cycle_edge_rows.clear();

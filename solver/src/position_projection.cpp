@@ -1,7 +1,7 @@
 // Position projection (post-stabilisation) of the exact mode, after the positions have been integrated: moves
-// bodies, positions and orientations, so that ball-joint anchors coincide again and penetration beyond the
-// slop shrinks. It solves the same kind of simultaneous system as the velocity solve, on
-// pseudo-velocities that are displacements: A dx = C with A = J M^-1 J^T at the current configuration
+// bodies, positions and orientations, so that joints close again (anchors together, frames aligned) and
+// penetration beyond the slop shrinks. It solves the same kind of simultaneous system as the velocity solve,
+// on pseudo-velocities that are displacements: A dx = C with A = J M^-1 J^T at the current configuration
 // (heavier bodies move less). Joints are projected by Newton iterations to convergence (the nonlinear
 // end-of-step condition of thesis eq. 21-22 solved exactly), contacts as unilateral rows (pushing apart
 // only). Linear velocities are untouched and angular velocities turn with their bodies, so no kinetic energy
@@ -10,6 +10,8 @@
 // angular momentum, which nothing outside it can. keep_angular_momentum gives it back exactly by a rigid
 // rotation of the island's velocities about its centre of mass, and its kinetic energy by scaling the rest.
 #include "solver_impl.h"
+
+#include "joints/joint_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,14 +30,16 @@ Quat rotated(const Quat& q, const Vec3& phi) {
     return (Quat(std::cos(0.5 * angle), phi.x() * s, phi.y() * s, phi.z() * s) * q).normalized();
 }
 
-// Sum of squared joint anchor separations: the merit function of the projection's line search.
-double joint_merit(std::span<const SolverBody> bodies, std::span<const BallJointConstraint> joints) {
-    auto anchor = [&](std::uint32_t body, const Vec3& local) {
-        return body == kFixedFrame ? local : Vec3(bodies[body].position + bodies[body].orientation * local);
-    };
+// Sum of the joints' squared errors (m^2, rotations in rad^2): the merit function of the projection's line
+// search.
+double joint_merit(std::span<const SolverBody> bodies, std::span<const JointConstraint> joints,
+                   detail::JointRows& scratch) {
     double sum = 0;
-    for (const BallJointConstraint& j : joints)
-        sum += (anchor(j.body_b, j.local_anchor_b) - anchor(j.body_a, j.local_anchor_a)).squaredNorm();
+    for (const JointConstraint& j : joints) {
+        detail::joint_rows(j, bodies, scratch);
+        for (int i = 0; i < scratch.count; ++i)
+            sum += scratch.error[static_cast<std::size_t>(i)] * scratch.error[static_cast<std::size_t>(i)];
+    }
     return sum;
 }
 
@@ -113,10 +117,10 @@ bool Solver::Impl::contacts_need_projection(std::span<const SolverBody> bodies,
 }
 
 // rows = the projection's rows at the current configuration: one per contact (its target the depth beyond its
-// goal; a pulled contact is placed exactly) and three per joint (its drift).
+// goal; a pulled contact is placed exactly) and each joint's rows (targets: minus its errors).
 Solver::Impl::ProjectionError Solver::Impl::projection_rows(std::span<const SolverBody> bodies,
                                                             std::span<const ContactConstraint> contacts,
-                                                            std::span<const BallJointConstraint> joints,
+                                                            std::span<const JointConstraint> joints,
                                                             std::span<const double> goal) {
     rows.clear();
     ProjectionError error;
@@ -136,20 +140,16 @@ Solver::Impl::ProjectionError Solver::Impl::projection_rows(std::span<const Solv
         r.target = depth - goal[k];  // separate by at least this much
         rows.push_back(r);
     }
+    detail::JointRows joint;
     for (std::size_t k = 0; k < joints.size(); ++k) {
-        const BallJointConstraint& j = joints[k];
+        const JointConstraint& j = joints[k];
         if (!is_movable(bodies, j.body_a) && !is_movable(bodies, j.body_b)) continue;
-        const Vec3 pa = anchor(bodies, j.body_a, j.local_anchor_a, j.local_anchor_a);
-        const Vec3 pb = anchor(bodies, j.body_b, j.local_anchor_b, j.local_anchor_b);
-        const Vec3 drift = pb - pa;
-        error.joint = std::max(error.joint, drift.norm());
-        for (int axis = 0; axis < 3; ++axis) {
-            Row r;
-            detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
-            r.kind = RowKind::joint;
+        detail::joint_rows(j, bodies, joint);
+        error.joint = std::max({error.joint, joint.linear_error, joint.angular_error});
+        for (int i = 0; i < joint.count; ++i) {
+            Row& r = rows.emplace_back(joint.rows[static_cast<std::size_t>(i)]);
             r.source = static_cast<std::uint32_t>(k);
-            r.target = -drift[axis];
-            rows.push_back(r);
+            r.target = -joint.error[static_cast<std::size_t>(i)];
         }
     }
     return error;
@@ -189,14 +189,15 @@ void Solver::Impl::solve_displacements(std::span<const SolverBody> bodies, const
 
 // Newton step with backtracking: a light body in a fast-rotating chain can make the full step overshoot (the
 // linearisation of its rotation is poor), so halve the step until the joint error decreases.
-void Solver::Impl::move_bodies(std::span<SolverBody> bodies, std::span<const BallJointConstraint> joints) {
+void Solver::Impl::move_bodies(std::span<SolverBody> bodies, std::span<const JointConstraint> joints) {
     saved_positions.resize(bodies.size());
     saved_orientations.resize(bodies.size());
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         saved_positions[i] = bodies[i].position;
         saved_orientations[i] = bodies[i].orientation;
     }
-    const double merit = joint_merit(bodies, joints);
+    detail::JointRows scratch;
+    const double merit = joint_merit(bodies, joints, scratch);
     double step = 1;
     for (int halving = 0;; ++halving) {
         for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -206,7 +207,7 @@ void Solver::Impl::move_bodies(std::span<SolverBody> bodies, std::span<const Bal
             b.orientation = rotated(saved_orientations[i], step * scratch_bodies[i].angular_velocity);
             b.inverse_inertia = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
         }
-        if (joints.empty() || halving == 6 || joint_merit(bodies, joints) < merit) break;
+        if (joints.empty() || halving == 6 || joint_merit(bodies, joints, scratch) < merit) break;
         step *= 0.5;
     }
     // A body the projection turns keeps its angular velocity in its own axes: with the world one kept, a
@@ -294,7 +295,7 @@ void Solver::Impl::keep_angular_momentum(std::span<SolverBody> bodies) {
 }
 
 void Solver::Impl::project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                           std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+                           std::span<const JointConstraint> joints, const SolverSettings& settings) {
     std::vector<double>& goal = workers.front()->approach;  // scratch: the projection runs on one thread
     projection_goals(bodies, contacts, settings, goal);
     stats.joint_error = 0;

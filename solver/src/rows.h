@@ -6,7 +6,7 @@
 // manifold) gives two tangent rows and, with two or more points, a torsional row at the patch centre, bounded
 // by mu times the patch's total normal impulse ("patch friction"): per-point friction rows would be redundant
 // (8 rows for 3 tangential degrees of freedom of a face contact) and make the simultaneous system degenerate.
-// A ball joint gives three rows.
+// A joint gives its type's rows (joints/joint_rows.h).
 #pragma once
 
 #include <simpulse/solver/solver.h>
@@ -45,6 +45,7 @@ struct Row {
     RowKind kind = RowKind::normal;
     bool persistent =
         false;  // normal rows: the contact carried an impulse in the previous step (not an impact)
+    std::uint8_t slot = 0;  // joint rows: the row's place among its joint's rows (warm start)
     std::uint32_t source = 0;  // contact or joint index
 };
 

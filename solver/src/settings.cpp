@@ -1,5 +1,7 @@
-// Names of the solver modes (scene key "solver.mode").
+// Names of the solver modes (scene key "solver.mode") and of the joint types (joint key "type").
 #include <simpulse/solver_settings.h>
+
+#include <utility>
 
 namespace simpulse {
 
@@ -10,6 +12,26 @@ const char* to_string(SolverMode mode) {
 std::optional<SolverMode> parse_solver_mode(std::string_view name) {
     if (name == "thesis") return SolverMode::thesis;
     if (name == "exact") return SolverMode::exact;
+    return std::nullopt;
+}
+
+namespace {
+constexpr std::pair<JointType, const char*> kJointNames[] = {{JointType::ball, "ball"},
+                                                             {JointType::hinge, "hinge"},
+                                                             {JointType::fixed, "fixed"},
+                                                             {JointType::slider, "slider"},
+                                                             {JointType::distance, "distance"}};
+}  // namespace
+
+const char* to_string(JointType type) {
+    for (const auto& [t, name] : kJointNames)
+        if (t == type) return name;
+    return "unknown";
+}
+
+std::optional<JointType> parse_joint_type(std::string_view name) {
+    for (const auto& [t, n] : kJointNames)
+        if (name == n) return t;
     return std::nullopt;
 }
 

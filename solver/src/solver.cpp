@@ -1,9 +1,11 @@
 // Solver front end and the exact mode's step: rows of contacts (normal + two friction rows of a 4-facet
-// Coulomb pyramid) and ball joints (three rows), islands, warm start from the previous step's impulses, and
-// the islands handed to the island workers, in parallel when SolverSettings::threads allows. Each island's
-// phases are in island_phases.cpp, the choice of method per island in island_method.cpp, the energy
-// safeguards in energy_guards.cpp and the joint targets in joint_targets.cpp.
+// Coulomb pyramid) and joints (their type's rows, joints/), islands, warm start from the previous step's
+// impulses, and the islands handed to the island workers, in parallel when SolverSettings::threads allows.
+// Each island's phases are in island_phases.cpp, the choice of method per island in island_method.cpp, the
+// energy safeguards in energy_guards.cpp and the joint targets in joint_targets.cpp.
 #include "solver_impl.h"
+
+#include "joints/joint_rows.h"
 
 #include <omp.h>
 
@@ -33,10 +35,11 @@ const SolverStats& Solver::stats() const {
 }
 
 void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                              std::span<const BallJointConstraint> joints, double dt,
+                              std::span<const JointConstraint> joints, double dt,
                               const SolverSettings& settings) {
     impl_->stats = {};
     impl_->contact_impulse.assign(contacts.size(), 0.0);
+    impl_->joint_impulse.assign(joints.size(), {});
     impl_->cache_replaced = false;
     impl_->joint_cache_before = impl_->joint_cache;
     impl_->joint_plain_steps_before = impl_->joint_plain_steps;
@@ -62,8 +65,12 @@ std::span<const double> Solver::contact_impulses() const {
     return impl_->contact_impulse;
 }
 
+std::span<const JointImpulse> Solver::joint_impulses() const {
+    return impl_->joint_impulse;
+}
+
 void Solver::project_positions(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                               std::span<const BallJointConstraint> joints, const SolverSettings& settings) {
+                               std::span<const JointConstraint> joints, const SolverSettings& settings) {
     if (settings.mode == SolverMode::thesis)
         return;  // the thesis corrects joints in the velocity system only
     impl_->project(bodies, contacts, joints, settings);
@@ -76,7 +83,7 @@ const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const 
 }
 
 void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                              std::span<const BallJointConstraint> joints, double dt,
+                              std::span<const JointConstraint> joints, double dt,
                               const SolverSettings& settings) {
     rows.clear();
     contact_rows.assign(contacts.size(), {});
@@ -182,45 +189,47 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     }
 }
 
-// Three rows per ball joint (world axes), and the per-joint state of the step.
-void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies,
-                                  std::span<const BallJointConstraint> joints, double dt,
-                                  const SolverSettings& settings) {
+// Each joint's rows (joints/), and the per-joint state of the step.
+void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<const JointConstraint> joints,
+                                  double dt, const SolverSettings& settings) {
     const bool exact = settings.mode == SolverMode::exact;
-    if (joint_cache.size() != 3 * joints.size()) joint_cache.assign(3 * joints.size(), 0.0);
+    if (joint_cache.size() != detail::kJointSlots * joints.size())
+        joint_cache.assign(detail::kJointSlots * joints.size(), 0.0);
     if (joint_plain_steps.size() != joints.size()) joint_plain_steps.assign(joints.size(), 0);
     if (joint_redundant.size() != joints.size()) joint_redundant.assign(joints.size(), 0);
     for (std::uint8_t& steps : joint_plain_steps)
         if (steps > 0) --steps;
     joint_levers.resize(joints.size());
+    detail::JointRows joint;
     for (std::size_t k = 0; k < joints.size(); ++k) {
-        const BallJointConstraint& j = joints[k];
+        const JointConstraint& j = joints[k];
         if (!is_movable(bodies, j.body_a) && !is_movable(bodies, j.body_b)) continue;
-        const Vec3 pa = j.body_a == kFixedFrame
-                            ? j.local_anchor_a
-                            : bodies[j.body_a].position + bodies[j.body_a].orientation * j.local_anchor_a;
-        const Vec3 pb = j.body_b == kFixedFrame
-                            ? j.local_anchor_b
-                            : bodies[j.body_b].position + bodies[j.body_b].orientation * j.local_anchor_b;
-        Vec3 drift = pb - pa;
-        // The thesis' target turns any drift into a velocity within one step and leaves the body the energy:
-        // a drift beyond max_correction is corrected by that much per step.
-        if (!exact && drift.norm() > settings.max_correction) drift *= settings.max_correction / drift.norm();
+        detail::joint_rows(j, bodies, joint);
+        // The thesis' target turns any error into a velocity within one step and leaves the body the
+        // energy: an error beyond max_correction is corrected by that much per step.
+        double error_norm = 0;
+        for (int i = 0; i < joint.count; ++i)
+            error_norm += joint.error[static_cast<std::size_t>(i)] * joint.error[static_cast<std::size_t>(i)];
+        error_norm = std::sqrt(error_norm);
+        const double scale =
+            !exact && error_norm > settings.max_correction ? settings.max_correction / error_norm : 1.0;
+        const Vec3 separation = joint.point_b - joint.point_a;
         joint_levers[k] = {
-            j.body_a, j.body_b,
-            is_movable(bodies, j.body_a) ? Vec3(pa - bodies[j.body_a].position) : Vec3::Zero(),
-            is_movable(bodies, j.body_b) ? Vec3(pb - bodies[j.body_b].position) : Vec3::Zero()};
-        for (int axis = 0; axis < 3; ++axis) {
-            Row r;
-            detail::make_row(r, bodies, j.body_a, j.body_b, pa, pb, Vec3::Unit(axis));
-            r.kind = RowKind::joint;
+            j.body_a,
+            j.body_b,
+            is_movable(bodies, j.body_a) ? Vec3(joint.point_a - bodies[j.body_a].position) : Vec3::Zero(),
+            is_movable(bodies, j.body_b) ? Vec3(joint.point_b - bodies[j.body_b].position) : Vec3::Zero(),
+            j.type,
+            separation.norm() > 0 ? Vec3(separation.normalized()) : Vec3::Zero(),
+            separation.norm()};
+        for (int i = 0; i < joint.count; ++i) {
+            Row& r = rows.emplace_back(joint.rows[static_cast<std::size_t>(i)]);
             r.source = static_cast<std::uint32_t>(k);
-            // Thesis eq. 21-22: the anchors coincide at the end of the step, from the drift they have now.
-            // The exact mode leaves the drift to the position projection (no energy injected) and asks the
+            // Thesis eq. 21-22: the joint closes at the end of the step, from the error it has now. The
+            // exact mode leaves the error to the position projection (no energy injected) and asks the
             // anchors to end the step together from where they are (set_joint_targets).
-            r.target = exact ? 0.0 : -drift[axis] / dt;
-            r.lambda = settings.warm_start ? joint_cache[3 * k + static_cast<std::size_t>(axis)] : 0.0;
-            rows.push_back(r);
+            r.target = exact ? 0.0 : -scale * joint.error[static_cast<std::size_t>(i)] / dt;
+            r.lambda = settings.warm_start ? joint_cache[detail::kJointSlots * k + r.slot] : 0.0;
         }
     }
 }
@@ -249,11 +258,12 @@ void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts
               [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
     cache.swap(next_cache);
     cache_replaced = true;
-    for (const Row& r : rows)
-        if (r.kind == RowKind::joint)
-            joint_cache[3 * r.source + static_cast<std::size_t>(r.dir.x() != 0   ? 0
-                                                                : r.dir.y() != 0 ? 1
-                                                                                 : 2)] = r.lambda;
+    joint_impulse.assign(joint_levers.size(), {});
+    for (const Row& r : rows) {
+        if (r.kind != RowKind::joint) continue;
+        joint_cache[detail::kJointSlots * r.source + r.slot] = r.lambda;
+        detail::add_row_impulse(joint_impulse[r.source], r, r.lambda);
+    }
 }
 
 namespace {

@@ -33,14 +33,21 @@ struct ContactRows {
     double restitution_pull = 0;
 };
 
-// A ball joint's anchors relative to its bodies' centres of mass (world frame, at the solve), for the
-// curvature of their paths over the step (exact mode).
+// The points a joint's rows act at, relative to its bodies' centres of mass (world frame, at the solve), for
+// the curvature of their paths over the step (exact mode); for a distance joint also its direction and length
+// (the centripetal part of its target).
 struct JointLevers {
     std::uint32_t body_a = 0;
     std::uint32_t body_b = 0;
     Vec3 lever_a = Vec3::Zero();
     Vec3 lever_b = Vec3::Zero();
+    JointType type = JointType::ball;
+    Vec3 direction = Vec3::Zero();
+    double length = 0;
 };
+
+// Warm-start slots per joint (the most rows a joint type has).
+inline constexpr std::size_t kJointSlots = 6;
 
 // Momentum, angular momentum (about the origin), kinetic energy, mass, centre of mass and inertia tensor
 // about it of a set of bodies (world frame).
@@ -215,7 +222,8 @@ struct Solver::Impl {
     std::vector<detail::WarmStart> next_cache;
     bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
     std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
-    std::vector<double> joint_cache;                // joint row impulses of the previous step
+    std::vector<double> joint_cache;                // joint row impulses of the previous step, kJointSlots each
+    std::vector<JointImpulse> joint_impulse;        // per joint, of the last solve (Solver::joint_impulses)
     std::vector<double> joint_cache_before;         // joint_cache before the last solve (discard_last_solve)
     // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
     // spins the solve left (exact mode; set_joint_targets).
@@ -246,7 +254,7 @@ struct Solver::Impl {
     // Bytes held by the buffers, scratch and factorisations above (workspace_memory.cpp).
     std::size_t workspace_bytes() const;
     void build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                    std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
+                    std::span<const JointConstraint> joints, double dt, const SolverSettings& settings);
     // build_rows' parts (solver.cpp): the rows of one contact patch contacts[patch_begin, last), its friction
     // rows, and the joints' rows.
     void add_patch_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -254,19 +262,19 @@ struct Solver::Impl {
     void add_patch_friction(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                             std::size_t patch_begin, std::size_t last, std::int32_t first_normal,
                             const Vec3& centre, const SolverSettings& settings);
-    void add_joint_rows(std::span<const SolverBody> bodies, std::span<const BallJointConstraint> joints,
+    void add_joint_rows(std::span<const SolverBody> bodies, std::span<const JointConstraint> joints,
                         double dt, const SolverSettings& settings);
     void solve_exact(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                      const SolverSettings& settings);
     // The next step's warm starts from the rows' impulses (cache, joint_cache).
     void store_warm_starts(std::span<const ContactConstraint> contacts);
     void solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                      std::span<const BallJointConstraint> joints, double dt, const SolverSettings& settings);
+                      std::span<const JointConstraint> joints, double dt, const SolverSettings& settings);
     void project(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                 std::span<const BallJointConstraint> joints, const SolverSettings& settings);
+                 std::span<const JointConstraint> joints, const SolverSettings& settings);
     // project's parts (position_projection.cpp).
     struct ProjectionError {
-        double joint = 0;               // largest joint separation, m
+        double joint = 0;               // largest joint error, m (rotational errors in rad)
         bool contact_violated = false;  // a contact deeper than its goal (or a pulled one off it)
     };
     void projection_goals(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -276,10 +284,10 @@ struct Solver::Impl {
                                   std::span<const double> goal) const;
     ProjectionError projection_rows(std::span<const SolverBody> bodies,
                                     std::span<const ContactConstraint> contacts,
-                                    std::span<const BallJointConstraint> joints,
+                                    std::span<const JointConstraint> joints,
                                     std::span<const double> goal);
     void solve_displacements(std::span<const SolverBody> bodies, const SolverSettings& settings);
-    void move_bodies(std::span<SolverBody> bodies, std::span<const BallJointConstraint> joints);
+    void move_bodies(std::span<SolverBody> bodies, std::span<const JointConstraint> joints);
     void record_isolated_islands(std::span<const SolverBody> bodies);
     void keep_angular_momentum(std::span<SolverBody> bodies);
     const detail::WarmStart* find_warm_start(std::uint64_t key) const;

@@ -13,6 +13,8 @@
 // Coulomb friction cannot reverse the motion (the thesis does not say what happens there).
 #include "solver_impl.h"
 
+#include "joints/joint_rows.h"
+
 #include <Eigen/QR>
 
 #include <algorithm>
@@ -122,7 +124,7 @@ void apply_sliding_friction(std::span<const Row> island, std::span<const std::ui
 }  // namespace
 
 void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                                std::span<const BallJointConstraint> joints, double dt,
+                                std::span<const JointConstraint> joints, double dt,
                                 const SolverSettings& settings) {
     detail::IslandWorker& scratch = *workers.front();  // the thesis mode solves on one thread
     std::vector<detail::Row>& island_rows = scratch.island_rows;
@@ -154,6 +156,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
                 detail::apply_row_impulse(r, impulse, bodies);
                 r.lambda += impulse;
                 if (r.kind == RowKind::normal) contact_impulse[r.source] += impulse;
+                if (r.kind == RowKind::joint) detail::add_row_impulse(joint_impulse[r.source], r, impulse);
             }
             apply_sliding_friction(island_rows, set, p, contacts, bodies, frictions);
         }

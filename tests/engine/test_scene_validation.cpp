@@ -413,7 +413,31 @@ TEST(SceneValidation, JointBodies) {
     EXPECT_EQ(
         scene_error("{" + bodies +
                     R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0]}]})"),
-        R"(scene.json: /joints/0/type: expected "ball", got "hinge")");
+        R"(scene.json: /joints/0: missing required key "axis")");
+    EXPECT_EQ(
+        scene_error("{" + bodies +
+                    R"(, "joints": [{"type": "hinj", "bodies": ["a", "world"], "anchor": [0, 0, 0]}]})"),
+        R"(scene.json: /joints/0/type: expected "ball", "hinge", "fixed", "slider" or "distance", got "hinj")");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 0]}]})"),
+              R"(scene.json: /joints/0/axis: expected a non-zero vector, got [0,0,0])");
+    EXPECT_EQ(
+        scene_error("{" + bodies +
+                    R"(, "joints": [{"type": "ball", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [1, 0, 0]}]})"),
+        "scene.json: /joints/0/axis: does not apply to a ball joint; expected one of type, name, bodies, "
+        "anchor, collide");
+    EXPECT_EQ(
+        scene_error("{" + bodies +
+                    R"(, "joints": [{"type": "distance", "bodies": ["a", "world"],
+                                          "anchors": [[0, 0, 0], [0, 0, 0]]}]})"),
+        "scene.json: /joints/0/anchors: a distance joint without \"min\"/\"max\" needs its anchors apart "
+        "(it keeps their distance)");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "distance", "bodies": ["a", "world"],
+                                          "anchors": [[0, 0, 0], [0, 0, 1]], "min": 2, "max": 1}]})"),
+              R"(scene.json: /joints/0/min: expected at most "max" (1), got 2)");
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "ball", "bodies": ["a"], "anchor": [0, 0, 0]}]})"),
               R"(scene.json: /joints/0/bodies: expected an array of 2 body names, got ["a"])");

@@ -16,7 +16,7 @@ namespace {
 struct Problem {
     std::vector<SolverBody> bodies;
     std::vector<ContactConstraint> contacts;
-    std::vector<BallJointConstraint> joints;
+    std::vector<JointConstraint> joints;
 };
 
 // A row of boxes resting on each other and on a static floor (index 0), pushed by random velocities; each

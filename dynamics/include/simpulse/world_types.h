@@ -71,6 +71,28 @@ struct BallJointDesc {
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 
+// A joint of any type (JointType): world points and directions at the configuration when it is added.
+struct JointDesc {
+    JointType type = JointType::ball;
+    BodyId body_a;
+    BodyId body_b;                 // an invalid id means the fixed world frame
+    Vec3 anchor = Vec3::Zero();    // the joint point (distance joints: the anchor on A)
+    Vec3 anchor_b = Vec3::Zero();  // distance joints: the anchor on B
+    Vec3 axis = Vec3::UnitX();     // hinge and slider: the axis (non-zero; normalised)
+    // Distance joints: the anchors' distance stays in [min_length, max_length], m; a negative value means the
+    // distance when the joint is added (both negative: a rod of that length).
+    double min_length = -1;
+    double max_length = -1;
+    bool collide_connected = false;  // whether the two jointed bodies still collide with each other
+};
+
+// What a joint exerted on body B during the last step (A received the opposite): force at B's anchor, N, and
+// a pure torque, N m.
+struct JointReaction {
+    Vec3 force = Vec3::Zero();
+    Vec3 torque = Vec3::Zero();
+};
+
 // The default max_impact_gap, m.
 inline constexpr double kDefaultImpactGap = 1e-3;
 

@@ -58,8 +58,17 @@ Result<SceneWorld> build_world(const SceneDesc& scene) {
         return index == kSceneWorld ? BodyId{} : out.bodies[index];
     };
     for (const SceneJoint& joint : scene.joints) {
-        const Result<JointId> id = out.world.add_ball_joint(
-            {handle(joint.body_a), handle(joint.body_b), joint.anchor, joint.collide});
+        JointDesc desc;
+        desc.type = joint.type;
+        desc.body_a = handle(joint.body_a);
+        desc.body_b = handle(joint.body_b);
+        desc.anchor = joint.anchor;
+        desc.anchor_b = joint.anchor_b;
+        desc.axis = joint.axis;
+        desc.min_length = joint.min_length;
+        desc.max_length = joint.max_length;
+        desc.collide_connected = joint.collide;
+        const Result<JointId> id = out.world.add_joint(desc);
         if (!id) return located(scene, joint.pointer, id.error());
         out.joints.push_back(id.value());
     }

@@ -52,6 +52,22 @@ std::string layout(const Json& document) {
     return out + "\n}\n";
 }
 
+// Each joint's reaction on its body B in the last step (force at B's anchor, N; torque, N m); unnamed joints
+// are "joint_K" after their place in the scene.
+Json joints(const SceneDesc& scene, const SceneWorld& sw) {
+    Json out = Json::array();
+    for (std::size_t k = 0; k < scene.joints.size() && k < sw.joints.size(); ++k) {
+        const SceneJoint& j = scene.joints[k];
+        const Result<JointReaction> reaction = sw.world.joint_reaction(sw.joints[k]);
+        const JointReaction value = reaction ? reaction.value() : JointReaction{};
+        out.push_back(Json{{"name", j.name.empty() ? "joint_" + std::to_string(k) : j.name},
+                           {"type", to_string(j.type)},
+                           {"force", vec(value.force)},
+                           {"torque", vec(value.torque)}});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunReport& report) {
@@ -75,6 +91,7 @@ std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunR
     r["angular_momentum"] = vec(sw.world.angular_momentum(Vec3::Zero()));
     // Engine additions, kept apart from the contract's keys.
     r["max_joint_error"] = report.max_joint_error;
+    if (!scene.joints.empty()) r["joints"] = joints(scene, sw);
     const SolverSummary& s = report.solver;
     r["solver"] = Json{{"mode", to_string(scene.settings.solver.mode)},
                        {"max_islands", s.max_islands},

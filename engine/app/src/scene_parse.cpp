@@ -1,9 +1,10 @@
 // Reads a scene document into a validated SceneDesc (scene.h): top-level settings, materials and pairs,
-// bodies with "array" expansion, ball joints and springs, solver and collision options. Everything is checked
+// bodies with "array" expansion, joints and springs, solver and collision options. Everything is checked
 // in document order so that the message names the first problem in the file. Names may be used before they
 // are defined (a body's material may be listed after the body), so a first pass collects the material and
 // body names and the second pass checks references against them.
 #include <simpulse/app/scene.h>
+#include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/link_ends.h>
 
 #include "scene_reader.h"
@@ -439,16 +440,51 @@ class SceneParser {
         return {std::move(a), std::move(b)};
     }
 
+    // The keys a joint of each type takes besides "type", "name", "bodies" and "collide".
+    static std::vector<std::string_view> joint_keys(JointType type) {
+        switch (type) {
+            case JointType::ball:
+            case JointType::fixed:
+                return {"anchor"};
+            case JointType::hinge:
+            case JointType::slider:
+                return {"anchor", "axis"};
+            case JointType::distance:
+                return {"anchors", "min", "max"};
+        }
+        return {};
+    }
+
     void joint(const Node& node) {
         SceneJoint j;
         LinkExtra extra;
         j.pointer = node.pointer;
-        for_each_member(node, {"type", "name", "bodies", "anchor", "collide"},
+        require_member(node, "type");
+        const Node type_node = node.member("type");
+        const std::optional<JointType> type =
+            type_node.value.is_string() ? parse_joint_type(type_node.value.get<std::string>()) : std::nullopt;
+        if (!type) expected(type_node, "\"ball\", \"hinge\", \"fixed\", \"slider\" or \"distance\"");
+        j.type = *type;
+        const std::vector<std::string_view> keys = joint_keys(j.type);
+        if (node.value.is_object())
+            for (const auto& [key, value] : node.value.items()) {
+                if (key == "type" || key == "name" || key == "bodies" || key == "collide" ||
+                    std::find(keys.begin(), keys.end(), key) != keys.end())
+                    continue;
+                std::string accepted = "type, name, bodies";
+                for (const std::string_view k : keys) accepted += ", " + std::string(k);
+                accepted += ", collide";
+                const bool other_type =
+                    key == "anchor" || key == "anchors" || key == "axis" || key == "min" || key == "max";
+                fail(child_pointer(node.pointer, key),
+                     other_type ? std::string("does not apply to a ") + to_string(j.type) +
+                                      " joint; expected one of " + accepted
+                                : "unknown key; expected one of " + accepted);
+            }
+        for_each_member(node,
+                        {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "collide"},
                         [&](std::string_view key, const Node& v) {
-                            if (key == "type") {
-                                if (!v.value.is_string() || v.value.get<std::string>() != "ball")
-                                    expected(v, "\"ball\"");
-                            } else if (key == "name") {
+                            if (key == "name") {
                                 j.name = read_string(v);
                                 const auto [it, inserted] = joint_pointers_.emplace(j.name, node.pointer);
                                 if (!inserted)
@@ -458,11 +494,32 @@ class SceneParser {
                                 std::tie(extra.a, extra.b) = link_bodies(v, "a joint");
                             } else if (key == "anchor") {
                                 j.anchor = read_vec3(v);
-                            } else {
+                            } else if (key == "anchors") {
+                                if (!v.value.is_array() || v.value.size() != 2)
+                                    expected(v, "an array of 2 points");
+                                j.anchor = read_vec3(v.element(0));
+                                j.anchor_b = read_vec3(v.element(1));
+                            } else if (key == "axis") {
+                                j.axis = read_nonzero_vec3(v);
+                            } else if (key == "min") {
+                                j.min_length = read_non_negative(v);
+                            } else if (key == "max") {
+                                j.max_length = read_positive(v);
+                            } else if (key == "collide") {
                                 j.collide = read_bool(v);
                             }
                         });
-        for (const char* key : {"type", "bodies", "anchor"}) require_member(node, key);
+        require_member(node, "bodies");
+        for (const std::string_view key : keys)
+            if (key != "min" && key != "max") require_member(node, key);
+        if (j.min_length >= 0 && j.max_length >= 0 && j.min_length > j.max_length)
+            fail(node.member("min").pointer, "expected at most \"max\" (" + number_text(j.max_length) +
+                                                 "), got " + number_text(j.min_length));
+        if (j.type == JointType::distance && j.min_length < 0 && j.max_length < 0 &&
+            (j.anchor_b - j.anchor).norm() <= 1e-9)
+            fail(
+                node.member("anchors").pointer,
+                "a distance joint without \"min\"/\"max\" needs its anchors apart (it keeps their distance)");
         scene_.joints.push_back(std::move(j));
         joints_.push_back(std::move(extra));
     }

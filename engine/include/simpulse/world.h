@@ -88,10 +88,16 @@ class World {
 
     Result<SpringId> add_spring(const SpringDesc& desc);
     Status remove_spring(SpringId id);
+    // Joints of every type (JointDesc::type: ball, hinge, fixed, slider, distance); add_ball_joint is the
+    // ball joint's short form.
+    Result<JointId> add_joint(const JointDesc& desc);
     Result<JointId> add_ball_joint(const BallJointDesc& desc);
     Status remove_joint(JointId id);
+    // How far a joint is from holding: positional error (m) or rotational error (rad), the larger.
     Result<double> joint_error(JointId id) const;
     double max_joint_error() const;
+    // Force and torque the joint exerted on its body B in the last step.
+    Result<JointReaction> joint_reaction(JointId id) const;
 
     // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
     // non-finite; the world then keeps the last good state (poses and velocities at the step's start, time

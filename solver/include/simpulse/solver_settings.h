@@ -1,5 +1,6 @@
-// Public solver configuration: the method (thesis or exact), its numerical options, and the statistics of a
-// step. Part of the installed API (WorldSettings::solver, World::solver_stats).
+// Public solver configuration: the method (thesis or exact), its numerical options, the statistics of a
+// step, and the joint types the solver holds. Part of the installed API (WorldSettings::solver,
+// World::solver_stats, JointDesc::type).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,19 @@ enum class SolverMode {
 
 const char* to_string(SolverMode mode);
 std::optional<SolverMode> parse_solver_mode(std::string_view name);
+
+// What a joint holds between two bodies (or a body and the fixed world frame). Each type's rows, Jacobian and
+// position error are in solver/src/joints/<type>_joint.cpp.
+enum class JointType {
+    ball,      // one point of A and one of B coincide (3 rows)
+    hinge,     // ... and the bodies turn only about the joint axis (5 rows)
+    fixed,     // the bodies move as one (weld, 6 rows)
+    slider,    // the bodies translate only along the joint axis and do not turn (prismatic, 5 rows)
+    distance,  // two anchor points keep their distance within [min, max] (rod when min = max, else a rope)
+};
+
+const char* to_string(JointType type);
+std::optional<JointType> parse_joint_type(std::string_view name);
 
 struct SolverSettings {
     SolverMode mode = SolverMode::exact;

@@ -16,11 +16,16 @@
 
 namespace simpulse {
 
-struct BallJoint {
+struct Joint {
+    JointType type = JointType::ball;
     std::uint32_t body_a = kInvalidIndex;
-    std::uint32_t body_b = kInvalidIndex;  // kInvalidIndex: world
-    Vec3 local_a = Vec3::Zero();           // anchor in A's body frame
-    Vec3 local_b = Vec3::Zero();           // anchor in B's body frame (world point for the world)
+    std::uint32_t body_b = kInvalidIndex;   // kInvalidIndex: world
+    Vec3 local_a = Vec3::Zero();            // anchor in A's body frame
+    Vec3 local_b = Vec3::Zero();            // anchor in B's body frame (world point for the world)
+    Quat frame_a = Quat::Identity();        // joint frame relative to A's orientation (x: the axis)
+    Quat frame_b = Quat::Identity();        // ... to B's (world frame for the world)
+    double min_length = 0, max_length = 0;  // distance joints, m
+    JointReaction reaction;                 // of the last step
     bool collide_connected = false;
     std::uint32_t generation = 0;
     bool alive = false;
@@ -69,11 +74,15 @@ class DynamicsWorld {
     SpringId add_spring(const SpringDesc& desc);
     void remove_spring(SpringId id);
     bool is_valid(SpringId id) const;
+    JointId add_joint(const JointDesc& desc);
     JointId add_ball_joint(const BallJointDesc& desc);
     void remove_joint(JointId id);
     bool is_valid(JointId id) const;
-    double joint_error(JointId id) const;  // distance between the two anchor points now, m
-    double max_joint_error() const;        // over all joints now
+    // How far the joint is from holding now: its positional error (m) or its rotational error (rad),
+    // whichever is larger.
+    double joint_error(JointId id) const;
+    double max_joint_error() const;  // over all joints now
+    JointReaction joint_reaction(JointId id) const;
 
     // Advances by dt (in substeps if jointed bodies spin fast, see WorldSettings::max_joint_rotation). If a
     // body's state became non-finite, the step fails naming it and the world is put back to the bodies' poses
@@ -132,7 +141,7 @@ class DynamicsWorld {
     std::uint64_t next_creation_order_ = 0;
     std::vector<Spring> springs_;
     std::vector<std::uint32_t> free_springs_;
-    std::vector<BallJoint> joints_;
+    std::vector<Joint> joints_;
     std::vector<std::uint32_t> free_joints_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> no_collide_pairs_;  // sorted (lo slot, hi slot)
 
@@ -145,7 +154,8 @@ class DynamicsWorld {
     CollisionStats collision_stats_;
     std::vector<SolverBody> solver_bodies_;
     std::vector<ContactConstraint> contacts_;
-    std::vector<BallJointConstraint> joint_rows_;
+    std::vector<JointConstraint> joint_rows_;
+    std::vector<std::uint32_t> joint_row_slot_;  // joint_rows_[i] is joints_[joint_row_slot_[i]]
     struct TouchingPair {
         std::uint64_t order_a, order_b;  // creation orders, order_a < order_b
         BodyId a, b;

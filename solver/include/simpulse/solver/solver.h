@@ -1,4 +1,4 @@
-// The simultaneous impulse solver (thesis chapter 4): builds the constraint rows of contacts and ball joints,
+// The simultaneous impulse solver (thesis chapter 4): builds the constraint rows of contacts and joints,
 // splits them into islands, and solves all impulses of an island at once, either as the thesis states it
 // (mode thesis) or as a complementarity problem with Coulomb friction (mode exact; its joint rows ask for the
 // relative velocity that keeps the anchors together over the step, so rotation about a joint keeps its
@@ -49,13 +49,28 @@ struct ContactConstraint {
     std::uint32_t patch = kNoPatch;
 };
 
-// Spherical joint: the anchor points of A and B coincide.
-struct BallJointConstraint {
+// A joint between bodies A and B (B may be the fixed frame): what it holds is its type's (JointType; rows in
+// solver/src/joints/). Anchors and frames are given in the bodies' frames, and in the world frame for
+// kFixedFrame; the joint frame's x axis is the hinge or slider axis, and the frames of A and B coincide when
+// the joint is at rest (hinge angle and slider travel 0).
+struct JointConstraint {
+    JointType type = JointType::ball;
     std::uint32_t body_a = 0;
     std::uint32_t body_b = kFixedFrame;
     Vec3 local_anchor_a =
         Vec3::Zero();  // from A's centre of mass, A's body frame (world point for kFixedFrame)
     Vec3 local_anchor_b = Vec3::Zero();
+    Quat local_frame_a = Quat::Identity();  // joint frame relative to A's orientation (world for kFixedFrame)
+    Quat local_frame_b = Quat::Identity();
+    double min_length = 0;  // distance joints: the anchors' distance stays in [min_length, max_length], m
+    double max_length = 0;
+};
+
+// Impulse a joint applied to body B in the last velocity solve: `linear` at B's anchor, `angular` a pure
+// torque impulse (A received the opposite). Divided by the step, the joint's reaction force and torque.
+struct JointImpulse {
+    Vec3 linear = Vec3::Zero();
+    Vec3 angular = Vec3::Zero();
 };
 
 class Solver {
@@ -67,8 +82,7 @@ class Solver {
 
     // Changes the velocities so that no contact keeps approaching and joints keep their anchors together.
     void solve_velocities(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                          std::span<const BallJointConstraint> joints, double dt,
-                          const SolverSettings& settings);
+                          std::span<const JointConstraint> joints, double dt, const SolverSettings& settings);
 
     // Forgets the last solve_velocities: the warm start of the next solve is the one that solve had. For a
     // caller that rejects the step and solves it again with a shorter one (the impulses of the rejected solve
@@ -78,17 +92,23 @@ class Solver {
     // After the position update: moves bodies (positions and orientations only) to remove joint drift and
     // penetration beyond the slop. The contacts are the ones given to solve_velocities this step.
     void project_positions(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
-                           std::span<const BallJointConstraint> joints, const SolverSettings& settings);
+                           std::span<const JointConstraint> joints, const SolverSettings& settings);
 
     const SolverStats& stats() const;
     // Normal impulse each contact of the last solve_velocities carried (inelastic phase; thesis mode: the
     // applied (1 + e) p), aligned with its contacts. A contact "touches" when it carried an impulse.
     std::span<const double> contact_impulses() const;
+    // Impulse of each joint in the last solve_velocities, aligned with its joints.
+    std::span<const JointImpulse> joint_impulses() const;
 
   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// How far a joint is from holding at the bodies' poses: the larger of its positional error (m) and its
+// rotational error (rad), as its rows measure them.
+double joint_error(const JointConstraint& joint, std::span<const SolverBody> bodies);
 
 // World inverse inertia of a body from its orientation.
 inline Mat3 world_inverse_inertia(const Quat& orientation, const Mat3& inverse_inertia_local) {

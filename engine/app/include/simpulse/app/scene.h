@@ -51,7 +51,12 @@ struct SceneJoint {
     std::string pointer;
     std::size_t body_a = 0;  // index into SceneDesc::bodies, never kSceneWorld
     std::size_t body_b = 0;  // index, or kSceneWorld
-    Vec3 anchor = Vec3::Zero();
+    JointType type = JointType::ball;
+    Vec3 anchor = Vec3::Zero();    // world point (distance joints: the anchor on A)
+    Vec3 anchor_b = Vec3::Zero();  // distance joints: the anchor on B
+    Vec3 axis = Vec3::UnitX();     // hinge and slider
+    double min_length = -1;        // distance joints; negative: not given (JointDesc)
+    double max_length = -1;
     bool collide = false;  // whether the two bodies still collide with each other
 };
 
