@@ -52,6 +52,9 @@ void DynamicsWorld::build_constraints() {
         }
         c.min_length = j.min_length;
         c.max_length = j.max_length;
+        c.limited = j.limited;
+        c.lower = j.lower;
+        c.upper = j.upper;
         joint_rows_.push_back(c);
         joint_row_slot_.push_back(static_cast<std::uint32_t>(&j - joints_.data()));
     }

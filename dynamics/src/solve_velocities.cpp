@@ -18,8 +18,13 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
     sync_solver_bodies(false);
     const std::span<const JointImpulse> impulses = solver_.joint_impulses();
-    for (std::size_t i = 0; i < impulses.size() && i < joint_row_slot_.size(); ++i)
-        joints_[joint_row_slot_[i]].reaction = {impulses[i].linear / dt, impulses[i].angular / dt};
+    // A joint whose bodies sleep (or are static) was not solved: it keeps the reaction it had when they fell
+    // asleep, which still holds them.
+    for (std::size_t i = 0; i < impulses.size() && i < joint_row_slot_.size(); ++i) {
+        Joint& j = joints_[joint_row_slot_[i]];
+        if (!frozen(j.body_a) || (j.body_b != kInvalidIndex && !frozen(j.body_b)))
+            j.reaction = {impulses[i].linear / dt, impulses[i].angular / dt};
+    }
     return solver_settings;
 }
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 namespace simpulse {
@@ -391,6 +392,17 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
             "max_length: expected a number (negative: unset)");
     const bool has_axis = desc.type == JointType::hinge || desc.type == JointType::slider;
     require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
+    if (desc.limited) {
+        require(has_axis,
+                "limited: only hinge and slider joints have limits (distance joints: min/max_length)");
+        require(!std::isnan(desc.lower) && !std::isnan(desc.upper), "lower, upper: expected numbers");
+        require(desc.lower <= desc.upper, "lower: expected at most upper (" + number_text(desc.upper) +
+                                              "), got " + number_text(desc.lower));
+        const double pi = std::numbers::pi;
+        require(desc.type != JointType::hinge || (desc.lower >= -pi && desc.upper <= pi),
+                "lower, upper: a hinge's limits are angles in [-pi, pi], got [" + number_text(desc.lower) +
+                    ", " + number_text(desc.upper) + "]");
+    }
     require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};
     require_id(is_valid(desc.body_a), "body_a");
@@ -421,6 +433,9 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     }
     j.min_length = range.first;
     j.max_length = range.second;
+    j.limited = desc.limited;
+    j.lower = desc.limited ? desc.lower : 0.0;
+    j.upper = desc.limited ? desc.upper : 0.0;
     j.reaction = {};
     j.collide_connected = desc.collide_connected;
     j.generation += 1;
@@ -465,6 +480,9 @@ double DynamicsWorld::joint_error(JointId id) const {
     c.local_frame_b = j.frame_b;
     c.min_length = j.min_length;
     c.max_length = j.max_length;
+    c.limited = j.limited;
+    c.lower = j.lower;
+    c.upper = j.upper;
     ends[0].position = bodies_[j.body_a].com_position;
     ends[0].orientation = bodies_[j.body_a].orientation;
     if (j.body_b == kInvalidIndex) {

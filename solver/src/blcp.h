@@ -109,7 +109,7 @@ struct Bounds {
 // Lower and upper bound of a row given the impulses of the island (friction bounds follow their normal).
 inline Bounds row_bounds(const Row& r, std::span<const Row> rows) {
     constexpr double inf = std::numeric_limits<double>::infinity();
-    if (r.kind == RowKind::normal) return {0.0, inf};
+    if (unilateral(r.kind)) return {0.0, inf};
     if (r.kind == RowKind::friction) {
         const double bound = r.mu * patch_normal_impulse(r, rows);
         return {-bound, bound};

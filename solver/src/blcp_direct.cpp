@@ -208,7 +208,7 @@ void ActiveSet::initial_status() {
     ws_.status.assign(rows_.size(), 0);
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
-        if (r.kind == RowKind::normal) ws_.status[i] = r.lambda > 0 ? 0 : -1;
+        if (unilateral(r.kind)) ws_.status[i] = r.lambda > 0 ? 0 : -1;
     }
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
@@ -320,7 +320,7 @@ ActiveSet::Changes ActiveSet::correct(double velocity_tolerance) {
         const double v = ws_.w[static_cast<Eigen::Index>(i)] - r.target;
         std::int8_t& s = ws_.new_status[i];
         const std::int8_t before = s;
-        if (r.kind == RowKind::normal) {
+        if (unilateral(r.kind)) {
             if (s == 0 && r.lambda < -1e-10 * lambda_scale)
                 s = -1;
             else if (s == -1 && v < -velocity_tolerance)
@@ -436,7 +436,7 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     if (!result.converged && dense && !give_up) {
         // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
         for (Row& r : rows)
-            if (r.kind == RowKind::normal) r.lambda = std::max(0.0, r.lambda);
+            if (unilateral(r.kind)) r.lambda = std::max(0.0, r.lambda);
         BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, ws.dense, ws.q, 20);
         qp.iterations += result.iterations;
         qp.pivots += result.pivots;

@@ -40,7 +40,7 @@ bool detail::IslandWorker::inelastic_energy_ok(std::span<const Row> island, std:
         if (r.lambda == 0) continue;
         const double w = detail::row_velocity(r, bodies);
         change += 0.5 * r.lambda * (before[i] + w);
-        if (r.kind == RowKind::joint) allowed += std::max(0.0, r.lambda * r.target);
+        if (detail::of_joint(r.kind)) allowed += std::max(0.0, r.lambda * r.target);
         allowed += std::abs(r.lambda) * residual / r.lever;
         scale += std::abs(r.lambda) * (std::abs(before[i]) + std::abs(w));
     }

@@ -158,8 +158,8 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
             // joints again (with the contacts as inequalities) adds the joints' share, e * lambda when
             // all contacts have the same e, and keeps the energy at e = 1 (docs/architecture.md). A joint
             // counts as pulled apart beyond what an iterative island solve itself leaves.
-            if (r.kind == RowKind::normal ? approach[i] < r.target - velocity_tolerance
-                                          : std::abs(approach[i] - r.target) > joint_velocity_tolerance)
+            if (detail::unilateral(r.kind) ? approach[i] < r.target - velocity_tolerance
+                                           : std::abs(approach[i] - r.target) > joint_velocity_tolerance)
                 approaching = true;
         }
         if (!approaching) break;
@@ -325,7 +325,7 @@ bool detail::IslandWorker::solve_joints_again(std::span<SolverBody> bodies, cons
     }
     for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
         if (island_rows[i].kind != RowKind::friction) {
-            if (island_rows[i].kind == RowKind::joint) island_rows[i].lambda += recheck_rows[j].lambda;
+            if (detail::of_joint(island_rows[i].kind)) island_rows[i].lambda += recheck_rows[j].lambda;
             ++j;
         }
     return true;

@@ -157,7 +157,7 @@ void Island::gather(int dense_max_bodies) {
 
 void Island::make_feasible(std::vector<double>& lambda) const {
     for (std::size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i].kind == RowKind::normal) lambda[i] = std::max(0.0, lambda[i]);
+        if (unilateral(rows_[i].kind)) lambda[i] = std::max(0.0, lambda[i]);
     for (std::size_t i = 0; i < rows_.size(); ++i)
         if (rows_[i].kind == RowKind::friction) {
             const double bound = rows_[i].mu * patch_load(rows_[i], lambda);
@@ -191,7 +191,7 @@ std::pair<double, double> Island::residual(const std::vector<double>& lambda) {
         const double v = row_velocity_of(r, ws.row_a[i], ws.row_b[i], ws.v) - r.target;
         ws.offset[i] = v;
         double lo = -kInfinity, hi = kInfinity;
-        if (r.kind == RowKind::normal) lo = 0;
+        if (unilateral(r.kind)) lo = 0;
         if (r.kind == RowKind::friction) hi = r.mu * patch_load(r, lambda), lo = -hi;
         // The natural map: how far the impulse is from its projection after a step of the row's own
         // effective mass, in velocity units (A_ii times impulse): |w - t| inside the bounds, the wrong-signed
@@ -221,7 +221,7 @@ void Island::set_bounds() {
     NewtonWorkspace& ws = ws_;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
-        ws.lo[i] = r.kind == RowKind::normal ? 0.0 : -kInfinity;
+        ws.lo[i] = unilateral(r.kind) ? 0.0 : -kInfinity;
         ws.hi[i] = kInfinity;
         if (r.kind == RowKind::friction) ws.hi[i] = ws.bound[i], ws.lo[i] = -ws.bound[i];
     }

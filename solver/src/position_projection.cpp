@@ -30,15 +30,21 @@ Quat rotated(const Quat& q, const Vec3& phi) {
     return (Quat(std::cos(0.5 * angle), phi.x() * s, phi.y() * s, phi.z() * s) * q).normalized();
 }
 
-// Sum of the joints' squared errors (m^2, rotations in rad^2): the merit function of the projection's line
-// search.
+// Sum of the joints' squared errors (m^2, rotations in rad^2; limits where violated): the merit function of
+// the projection's line search.
 double joint_merit(std::span<const SolverBody> bodies, std::span<const JointConstraint> joints,
                    detail::JointRows& scratch) {
     double sum = 0;
     for (const JointConstraint& j : joints) {
         detail::joint_rows(j, bodies, scratch);
-        for (int i = 0; i < scratch.count; ++i)
-            sum += scratch.error[static_cast<std::size_t>(i)] * scratch.error[static_cast<std::size_t>(i)];
+        for (int i = 0; i < scratch.count; ++i) {
+            // A limit's error is its gap: only a violation (a negative gap) counts.
+            const auto slot = static_cast<std::size_t>(i);
+            const double error = scratch.rows[slot].kind == RowKind::limit
+                                     ? std::min(0.0, scratch.error[slot])
+                                     : scratch.error[slot];
+            sum += error * error;
+        }
     }
     return sum;
 }

@@ -20,7 +20,19 @@ namespace simpulse::detail {
 
 inline constexpr std::uint32_t kNoBody = 0xffffffffu;  // static body or the fixed frame: no velocity
 
-enum class RowKind : std::uint8_t { normal, friction, joint };
+// normal: a contact point's row (lambda >= 0); friction: a patch's tangent or torsion row (|lambda| <= mu
+// lambda_n); joint: a joint's equality row (lambda free); limit: a joint's one-sided row (a limit of its
+// angle, travel or length: lambda >= 0 like a contact, but no restitution and no friction).
+enum class RowKind : std::uint8_t { normal, friction, joint, limit };
+
+// Rows whose impulse only pushes (lambda >= 0, w >= target, complementary).
+inline bool unilateral(RowKind kind) {
+    return kind == RowKind::normal || kind == RowKind::limit;
+}
+// A joint's rows, equality or limit.
+inline bool of_joint(RowKind kind) {
+    return kind == RowKind::joint || kind == RowKind::limit;
+}
 
 struct Row {
     std::uint32_t a = kNoBody;  // movable body indices (kNoBody when static/fixed)
@@ -45,7 +57,7 @@ struct Row {
     RowKind kind = RowKind::normal;
     bool persistent =
         false;  // normal rows: the contact carried an impulse in the previous step (not an impact)
-    std::uint8_t slot = 0;  // joint rows: the row's place among its joint's rows (warm start)
+    std::uint8_t slot = 0;     // joint rows: the row's place among its joint's rows (warm start)
     std::uint32_t source = 0;  // contact or joint index
 };
 

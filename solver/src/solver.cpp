@@ -189,6 +189,27 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     }
 }
 
+namespace {
+
+// A distance limit's row along -n (max) or +n (min): over the step the anchors' sideways motion u_perp
+// lengthens the distance by |u_perp|^2 / (2 L) (second order), so a taut rope's row must shorten it by that
+// much to end the step at its limit, and a row at min may lengthen it by that much less. Other limits: 0.
+double limit_curvature_speed(std::span<const SolverBody> bodies, const detail::JointLevers& j,
+                             const detail::Row& row, double dt) {
+    if (j.type != JointType::distance || !(j.length > 0)) return 0;
+    auto point_velocity = [&](std::uint32_t body, const Vec3& lever) {
+        return is_movable(bodies, body)
+                   ? Vec3(bodies[body].velocity + bodies[body].angular_velocity.cross(lever))
+                   : Vec3(Vec3::Zero());
+    };
+    const Vec3 u = dt * (point_velocity(j.body_b, j.lever_b) - point_velocity(j.body_a, j.lever_a));
+    const Vec3 across = u - u.dot(j.direction) * j.direction;
+    const double speed = across.squaredNorm() / (2 * j.length * dt);
+    return row.dir.dot(j.direction) < 0 ? speed : -speed;
+}
+
+}  // namespace
+
 // Each joint's rows (joints/), and the per-joint state of the step.
 void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<const JointConstraint> joints,
                                   double dt, const SolverSettings& settings) {
@@ -206,10 +227,14 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
         if (!is_movable(bodies, j.body_a) && !is_movable(bodies, j.body_b)) continue;
         detail::joint_rows(j, bodies, joint);
         // The thesis' target turns any error into a velocity within one step and leaves the body the
-        // energy: an error beyond max_correction is corrected by that much per step.
+        // energy: an error beyond max_correction is corrected by that much per step. Limits count where
+        // they are violated.
         double error_norm = 0;
-        for (int i = 0; i < joint.count; ++i)
-            error_norm += joint.error[static_cast<std::size_t>(i)] * joint.error[static_cast<std::size_t>(i)];
+        for (int i = 0; i < joint.count; ++i) {
+            const auto slot = static_cast<std::size_t>(i);
+            if (joint.rows[slot].kind == RowKind::joint || joint.error[slot] < 0)
+                error_norm += joint.error[slot] * joint.error[slot];
+        }
         error_norm = std::sqrt(error_norm);
         const double scale =
             !exact && error_norm > settings.max_correction ? settings.max_correction / error_norm : 1.0;
@@ -223,13 +248,27 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
             separation.norm() > 0 ? Vec3(separation.normalized()) : Vec3::Zero(),
             separation.norm()};
         for (int i = 0; i < joint.count; ++i) {
-            Row& r = rows.emplace_back(joint.rows[static_cast<std::size_t>(i)]);
+            const auto slot = static_cast<std::size_t>(i);
+            const Row& made = joint.rows[slot];
+            const double error = joint.error[slot];
+            // The thesis mode takes a limit only once it is reached (its C' has no speculative rows).
+            if (!exact && made.kind == RowKind::limit && error > 0) continue;
+            Row& r = rows.emplace_back(made);
             r.source = static_cast<std::uint32_t>(k);
-            // Thesis eq. 21-22: the joint closes at the end of the step, from the error it has now. The
-            // exact mode leaves the error to the position projection (no energy injected) and asks the
-            // anchors to end the step together from where they are (set_joint_targets).
-            r.target = exact ? 0.0 : -scale * joint.error[static_cast<std::size_t>(i)] / dt;
             r.lambda = settings.warm_start ? joint_cache[detail::kJointSlots * k + r.slot] : 0.0;
+            if (!exact) {
+                // Thesis eq. 21-22: the joint closes at the end of the step, from the error it has now.
+                r.target = -scale * error / dt;
+            } else if (made.kind == RowKind::joint) {
+                // The exact mode leaves the error to the position projection (no energy injected) and asks
+                // the anchors to end the step together from where they are (set_joint_targets).
+                r.target = 0;
+            } else {
+                // A limit: the coordinate may approach it by its gap within the step (a speculative row, like
+                // a separated contact); one reached or passed asks for no further approach, and the
+                // projection removes the rest.
+                r.target = -std::max(0.0, error) / dt + limit_curvature_speed(bodies, joint_levers[k], r, dt);
+            }
         }
     }
 }
@@ -260,7 +299,7 @@ void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts
     cache_replaced = true;
     joint_impulse.assign(joint_levers.size(), {});
     for (const Row& r : rows) {
-        if (r.kind != RowKind::joint) continue;
+        if (!detail::of_joint(r.kind)) continue;
         joint_cache[detail::kJointSlots * r.source + r.slot] = r.lambda;
         detail::add_row_impulse(joint_impulse[r.source], r, r.lambda);
     }

@@ -82,7 +82,7 @@ bool solve_without_pulling(std::span<const Row> island, std::span<const SolverBo
         Eigen::Index kept = 0;
         for (Eigen::Index i = 0; i < n; ++i) {
             const std::uint32_t row = set[static_cast<std::size_t>(i)];
-            if (island[row].kind == RowKind::normal && p[i] < pulling) continue;
+            if (detail::unilateral(island[row].kind) && p[i] < pulling) continue;
             set[static_cast<std::size_t>(kept++)] = row;
         }
         set.resize(static_cast<std::size_t>(kept));
@@ -156,7 +156,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
                 detail::apply_row_impulse(r, impulse, bodies);
                 r.lambda += impulse;
                 if (r.kind == RowKind::normal) contact_impulse[r.source] += impulse;
-                if (r.kind == RowKind::joint) detail::add_row_impulse(joint_impulse[r.source], r, impulse);
+                if (detail::of_joint(r.kind)) detail::add_row_impulse(joint_impulse[r.source], r, impulse);
             }
             apply_sliding_friction(island_rows, set, p, contacts, bodies, frictions);
         }

@@ -286,6 +286,125 @@ TEST_P(BothModes, HangingBallsJointReactionIsItsWeight) {
 INSTANTIATE_TEST_SUITE_P(JointTypes, BothModes, ::testing::Values(SolverMode::thesis, SolverMode::exact),
                          mode_name);
 
+// The hinged rod released horizontally with its hinge limited to [-0.5, 0.5] rad: it falls until the limit
+// (limits have no restitution) and rests there, exactly at the limit (the projection closes limits like
+// joints, to 1e-9), held by the limit row's torque: about the axis the hinge carries the rod's weight at its
+// lever, m g h cos(0.5).
+TEST(JointTypes, HingeLimitStopsTheRodAtTheLimitAngleAndCarriesItsMoment) {
+    WorldSettings s;
+    s.allow_sleeping = false;
+    HingedRod p(0, s);
+    p.world.remove_joint(p.hinge);
+    JointDesc j = joint_to_world(JointType::hinge, p.rod, Vec3::Zero(), Vec3::UnitY());
+    j.limited = true;
+    j.lower = -0.5;
+    j.upper = 0.5;
+    p.hinge = p.world.add_joint(j);
+    double deepest = 0;
+    for (int i = 0; i < 240; ++i) {
+        ASSERT_TRUE(p.world.step(1.0 / 60).ok);
+        const Vec3 c = p.world.body(p.rod).com_position;
+        deepest = std::max(deepest, std::atan2(-c.z(), c.x()));
+    }
+    const Body& b = p.world.body(p.rod);
+    const double angle = std::atan2(-b.com_position.z(), b.com_position.x());
+    EXPECT_NEAR(angle, 0.5, 1e-9) << "rod at rest at " << angle << " rad below the horizontal";
+    EXPECT_LT(deepest, 0.5 + 1e-9) << "deepest angle " << deepest;
+    EXPECT_LT(b.angular_velocity.norm(), 1e-9) << b.angular_velocity.transpose();
+    const JointReaction r = p.world.joint_reaction(p.hinge);
+    const double moment = p.mass * kG * p.h * std::cos(0.5);
+    EXPECT_NEAR(std::abs(r.torque.y()), moment, 1e-6 * moment) << r.torque.transpose();
+    EXPECT_NEAR(-r.force.z(), p.mass * kG, 1e-6 * p.mass * kG) << r.force.transpose();
+}
+
+// The slider on the incline with its travel limited to [-0.3, 1] m: the box (body A; the travel is the world
+// anchor's position along the axis from the box's, so -0.3 m is 0.3 m down the incline) slides down the
+// closed-form trajectory, stops 0.3 m down (no restitution) and rests there, the limit holding the weight's
+// component along the axis, m g sin 30 degrees.
+TEST(JointTypes, SliderLimitStopsTheBoxAtTheLimitAndCarriesTheWeightAlongTheAxis) {
+    WorldSettings s;
+    s.allow_sleeping = false;
+    DynamicsWorld w(s);
+    const double mass = 2;
+    const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.2, 0.3), Vec3(0, 0, 2), mass));
+    const double incline = kPi / 6;
+    const Vec3 axis(std::cos(incline), 0, -std::sin(incline));
+    JointDesc j = joint_to_world(JointType::slider, box, Vec3(0, 0, 2), axis);
+    j.limited = true;
+    j.lower = -0.3;
+    j.upper = 1;
+    const JointId slider = w.add_joint(j);
+    const double dt = 1.0 / 60;
+    double furthest = 0;
+    for (int n = 1; n <= 120; ++n) {
+        ASSERT_TRUE(w.step(dt).ok);
+        const double moved = (w.body(box).com_position - Vec3(0, 0, 2)).dot(axis);
+        furthest = std::max(furthest, moved);
+        const double free = kG * std::sin(incline) * dt * dt * n * (n + 1) / 2;
+        if (free < 0.3 - 1e-3) {
+            ASSERT_NEAR(moved, free, 1e-9) << "step " << n;
+        }
+    }
+    const double moved = (w.body(box).com_position - Vec3(0, 0, 2)).dot(axis);
+    EXPECT_NEAR(moved, 0.3, 1e-9);
+    EXPECT_LT(furthest, 0.3 + 1e-9) << "furthest " << furthest;
+    EXPECT_LT(w.body(box).velocity.norm(), 1e-9) << w.body(box).velocity.transpose();
+    const double along = mass * kG * std::sin(incline);
+    EXPECT_NEAR(std::abs(w.joint_reaction(slider).force.dot(axis)), along, 1e-6 * along);
+}
+
+// A ball on a 1 m rope (distance joint with max 1 m only) dropped from 0.5 m below the anchor falls freely
+// (the rope slack: semi-implicit Euler's free fall exactly) until the rope is taut, then hangs at 1 m.
+TEST(JointTypes, RopeIsSlackUntilTautAndThenHoldsItsLength) {
+    WorldSettings s;
+    s.allow_sleeping = false;
+    DynamicsWorld w(s);
+    const BodyId ball = w.create_body(sphere_desc(0.05, Vec3(0, 0, -0.5), 1.0));
+    JointDesc j = joint_to_world(JointType::distance, ball, Vec3(0, 0, -0.5));
+    j.anchor_b = Vec3::Zero();
+    j.max_length = 1;
+    const JointId rope = w.add_joint(j);
+    const double dt = 1.0 / 240;
+    double longest = 0;
+    for (int n = 1; n <= 480; ++n) {
+        ASSERT_TRUE(w.step(dt).ok);
+        const double z = w.body(ball).com_position.z();
+        const double free = -0.5 - kG * dt * dt * n * (n + 1) / 2;
+        if (free > -1 + 0.05) {
+            ASSERT_NEAR(z, free, 1e-12) << "step " << n << ": the slack rope pulled";
+        }
+        longest = std::max(longest, -z);
+    }
+    EXPECT_LT(longest, 1 + 1e-9) << "longest " << longest;
+    EXPECT_NEAR(w.body(ball).com_position.z(), -1, 1e-9);
+    EXPECT_LT(w.joint_error(rope), 1e-9);
+}
+
+// A taut rope pendulum released horizontally keeps its energy at 60 Hz like the rod (bound m g v_max dt / 2):
+// its limit row asks for the centripetal part of the step (limit_curvature_speed), and never goes slack.
+TEST(JointTypes, TautRopePendulumKeepsItsEnergyAt60Hz) {
+    DynamicsWorld w{WorldSettings{}};
+    const double length = 1, dt = 1.0 / 60;
+    const BodyId ball = w.create_body(sphere_desc(0.05, Vec3(length, 0, 0), 1.0));
+    JointDesc j = joint_to_world(JointType::distance, ball, Vec3(length, 0, 0));
+    j.anchor_b = Vec3::Zero();
+    j.max_length = length;
+    w.add_joint(j);
+    const double e0 = mechanical_energy(w.body(ball));
+    const double bound = kG * std::sqrt(2 * kG * length) * dt / 2;
+    double worst = 0, longest = 0, shortest = length;
+    for (int i = 0; i < 20 * 60; ++i) {
+        ASSERT_TRUE(w.step(dt).ok);
+        worst = std::max(worst, std::abs(mechanical_energy(w.body(ball)) - e0));
+        const double d = w.body(ball).com_position.norm();
+        longest = std::max(longest, d);
+        shortest = std::min(shortest, d);
+    }
+    EXPECT_LT(worst, bound) << "largest energy error " << worst << " J, bound " << bound << " J";
+    EXPECT_LT(longest - length, 1e-9) << "longest " << longest;
+    EXPECT_GT(shortest, length - 1e-3) << "the rope went slack: shortest " << shortest;
+}
+
 TEST(JointTypes, InvalidDescriptionsAreRejectedNamingTheField) {
     DynamicsWorld w{WorldSettings{}};
     const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), 1.0));
@@ -314,6 +433,17 @@ TEST(JointTypes, InvalidDescriptionsAreRejectedNamingTheField) {
     EXPECT_EQ(
         message(rod),
         "anchor_b: a distance joint without lengths keeps its anchors' distance, so they must be apart");
+    JointDesc limited = joint_to_world(JointType::hinge, box, Vec3::Zero(), Vec3::UnitZ());
+    limited.limited = true;
+    limited.lower = 1;
+    limited.upper = -1;
+    EXPECT_EQ(message(limited), "lower: expected at most upper (-1), got 1");
+    limited.lower = -4;
+    limited.upper = 1;
+    EXPECT_EQ(message(limited), "lower, upper: a hinge's limits are angles in [-pi, pi], got [-4, 1]");
+    limited.type = JointType::ball;
+    EXPECT_EQ(message(limited),
+              "limited: only hinge and slider joints have limits (distance joints: min/max_length)");
     EXPECT_THROW(w.joint_reaction(JointId{7, 1}), InvalidId);
 }
 

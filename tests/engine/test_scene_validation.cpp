@@ -439,6 +439,28 @@ TEST(SceneValidation, JointBodies) {
                                           "anchors": [[0, 0, 0], [0, 0, 1]], "min": 2, "max": 1}]})"),
               R"(scene.json: /joints/0/min: expected at most "max" (1), got 2)");
     EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "limits": [1, -1]}]})"),
+              "scene.json: /joints/0/limits: expected lower <= upper, got [1, -1]");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "limits": [-4, 1]}]})"),
+              "scene.json: /joints/0/limits: expected hinge angles in [-pi, pi] (rad), got [-4, 1]");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "slider", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "limits": [0]}]})"),
+              "scene.json: /joints/0/limits: expected an array [lower, upper], got [0]");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "fixed", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "limits": [0, 1]}]})"),
+              "scene.json: /joints/0/limits: does not apply to a fixed joint; expected one of type, name, "
+              "bodies, anchor, collide");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "motor": {"speed": 1}}]})"),
+              "scene.json: /joints/0/motor: unknown key; expected one of type, name, bodies, anchor, axis, "
+              "limits, collide");
+    EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "ball", "bodies": ["a"], "anchor": [0, 0, 0]}]})"),
               R"(scene.json: /joints/0/bodies: expected an array of 2 body names, got ["a"])");
     EXPECT_EQ(scene_error("{" + bodies + R"(, "joints": [

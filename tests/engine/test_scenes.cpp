@@ -1,7 +1,8 @@
 // The scenes shipped in scenes/: each validates and runs through the `simpulse` executable, and shows what
 // its description claims: the projectile follows the discrete parabola, the T-handle flips about its
 // intermediate axis while its angular momentum stays put, the damped spring chain loses energy and hangs
-// below its anchor, the sign on a turned hinge keeps its energy.
+// below its anchor, the sign on a turned hinge keeps its energy, the joint types stop at their limits with
+// the statics as their reactions.
 #include <simpulse/app/run.h>
 
 #include "engine_test_support.h"
@@ -12,6 +13,8 @@
 #include <Eigen/Eigenvalues>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace simpulse::test {
 namespace {
@@ -159,6 +162,31 @@ TEST(Scenes, HingedSignKeepsItsEnergy) {
         << "energy lost over 20 s (mean of the last second) " << -final_mean << " J of " << swing << " J";
     EXPECT_LT(lowest_z, -0.99 * arm) << "the sign's centre reached only z = " << lowest_z;
     EXPECT_LT(r["max_joint_error"].get<double>(), 1e-6);
+}
+
+// joint_types.json: the gate rests at its hinge limit, 1.2 rad from upright, its hinge carrying its weight
+// (20 kg) and the weight's moment about the hinge, m g (h sin 1.2) with h = 0.5 m; the carriage rests at its
+// slider limit 0.5 m along the rail, the rail carrying its weight and, its anchor staying at the rail's
+// start, the moment of the weight 0.5 m away; the rope ball is at most 1 m from the anchor; every joint holds
+// to 1e-9 (m or rad) over the run.
+TEST(Scenes, JointTypesRestAtTheirLimitsWithTheStaticsAsReactions) {
+    const auto dir = test_dir();
+    const json r = run_scene_file("joint_types.json", dir);
+    const double g = 9.81;
+    std::map<std::string, json> body, joint;
+    for (const json& b : r["bodies"]) body[b["name"].get<std::string>()] = b;
+    for (const json& j : r["joints"]) joint[j["name"].get<std::string>()] = j;
+    const Vec3 gate = vec(body["gate"]["position"]);
+    EXPECT_NEAR(std::atan2(-gate.y(), gate.z()), 1.2, 1e-9) << gate.transpose();
+    const double gate_moment = 20 * g * 0.5 * std::sin(1.2);
+    EXPECT_NEAR(vec(joint["gate_hinge"]["force"]).z(), -20 * g, 1e-9 * 20 * g);
+    EXPECT_NEAR(vec(joint["gate_hinge"]["torque"]).x(), gate_moment, 1e-9 * gate_moment);
+    EXPECT_NEAR(vec(body["carriage"]["position"]).x(), 8.5, 1e-9);
+    EXPECT_NEAR(vec(joint["rail"]["force"]).z(), -3 * g, 1e-9 * 3 * g);
+    EXPECT_NEAR(vec(joint["rail"]["torque"]).y(), 3 * g * 0.5, 1e-9 * 3 * g * 0.5);
+    EXPECT_LE((vec(body["rope_ball"]["position"]) - Vec3(4, 0, 2)).norm(), 1 + 1e-9);
+    EXPECT_LT(r["max_joint_error"].get<double>(), 1e-9);
+    EXPECT_EQ(joint["arm_weld"]["type"], "fixed");
 }
 
 }  // namespace

@@ -83,6 +83,12 @@ struct JointDesc {
     // distance when the joint is added (both negative: a rod of that length).
     double min_length = -1;
     double max_length = -1;
+    // Hinge and slider: the hinge angle (rad, in [-pi, pi]) or the slider travel (m) stays within [lower,
+    // upper] when `limited`; both are 0 at the configuration when the joint is added. An infinite bound is
+    // no bound.
+    bool limited = false;
+    double lower = 0;
+    double upper = 0;
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <new>
+#include <numbers>
 #include <set>
 #include <sstream>
 
@@ -448,7 +449,7 @@ class SceneParser {
                 return {"anchor"};
             case JointType::hinge:
             case JointType::slider:
-                return {"anchor", "axis"};
+                return {"anchor", "axis", "limits"};
             case JointType::distance:
                 return {"anchors", "min", "max"};
         }
@@ -474,44 +475,55 @@ class SceneParser {
                 std::string accepted = "type, name, bodies";
                 for (const std::string_view k : keys) accepted += ", " + std::string(k);
                 accepted += ", collide";
-                const bool other_type =
-                    key == "anchor" || key == "anchors" || key == "axis" || key == "min" || key == "max";
+                const bool other_type = key == "anchor" || key == "anchors" || key == "axis" ||
+                                        key == "min" || key == "max" || key == "limits";
                 fail(child_pointer(node.pointer, key),
                      other_type ? std::string("does not apply to a ") + to_string(j.type) +
                                       " joint; expected one of " + accepted
                                 : "unknown key; expected one of " + accepted);
             }
-        for_each_member(node,
-                        {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "collide"},
-                        [&](std::string_view key, const Node& v) {
-                            if (key == "name") {
-                                j.name = read_string(v);
-                                const auto [it, inserted] = joint_pointers_.emplace(j.name, node.pointer);
-                                if (!inserted)
-                                    fail(v.pointer, "duplicate joint name " + json_quoted(j.name) +
-                                                        " (already used by " + it->second + ")");
-                            } else if (key == "bodies") {
-                                std::tie(extra.a, extra.b) = link_bodies(v, "a joint");
-                            } else if (key == "anchor") {
-                                j.anchor = read_vec3(v);
-                            } else if (key == "anchors") {
-                                if (!v.value.is_array() || v.value.size() != 2)
-                                    expected(v, "an array of 2 points");
-                                j.anchor = read_vec3(v.element(0));
-                                j.anchor_b = read_vec3(v.element(1));
-                            } else if (key == "axis") {
-                                j.axis = read_nonzero_vec3(v);
-                            } else if (key == "min") {
-                                j.min_length = read_non_negative(v);
-                            } else if (key == "max") {
-                                j.max_length = read_positive(v);
-                            } else if (key == "collide") {
-                                j.collide = read_bool(v);
-                            }
-                        });
+        for_each_member(
+            node, {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "limits", "collide"},
+            [&](std::string_view key, const Node& v) {
+                if (key == "name") {
+                    j.name = read_string(v);
+                    const auto [it, inserted] = joint_pointers_.emplace(j.name, node.pointer);
+                    if (!inserted)
+                        fail(v.pointer, "duplicate joint name " + json_quoted(j.name) + " (already used by " +
+                                            it->second + ")");
+                } else if (key == "bodies") {
+                    std::tie(extra.a, extra.b) = link_bodies(v, "a joint");
+                } else if (key == "anchor") {
+                    j.anchor = read_vec3(v);
+                } else if (key == "anchors") {
+                    if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array of 2 points");
+                    j.anchor = read_vec3(v.element(0));
+                    j.anchor_b = read_vec3(v.element(1));
+                } else if (key == "axis") {
+                    j.axis = read_nonzero_vec3(v);
+                } else if (key == "limits") {
+                    if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array [lower, upper]");
+                    j.limited = true;
+                    j.lower = read_number(v.element(0));
+                    j.upper = read_number(v.element(1));
+                    if (j.lower > j.upper)
+                        fail(v.pointer, "expected lower <= upper, got [" + number_text(j.lower) + ", " +
+                                            number_text(j.upper) + "]");
+                    if (j.type == JointType::hinge &&
+                        (j.lower < -std::numbers::pi || j.upper > std::numbers::pi))
+                        fail(v.pointer, "expected hinge angles in [-pi, pi] (rad), got [" +
+                                            number_text(j.lower) + ", " + number_text(j.upper) + "]");
+                } else if (key == "min") {
+                    j.min_length = read_non_negative(v);
+                } else if (key == "max") {
+                    j.max_length = read_positive(v);
+                } else if (key == "collide") {
+                    j.collide = read_bool(v);
+                }
+            });
         require_member(node, "bodies");
         for (const std::string_view key : keys)
-            if (key != "min" && key != "max") require_member(node, key);
+            if (key != "min" && key != "max" && key != "limits") require_member(node, key);
         if (j.min_length >= 0 && j.max_length >= 0 && j.min_length > j.max_length)
             fail(node.member("min").pointer, "expected at most \"max\" (" + number_text(j.max_length) +
                                                  "), got " + number_text(j.min_length));

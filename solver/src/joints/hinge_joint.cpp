@@ -5,6 +5,8 @@
 // the derivative at a = b (turning B by d changes a x b by a x (d x b) = d - b (a . d), whose p_i part is
 // p_i . d). Catto, "Modeling and Solving Constraints" (GDC 2009), revolute joint; Box2D v3 and Jolt
 // (HingeConstraint, RotationEulerConstraintPart's two-row variant) use the same pair of rows.
+// Limits on the hinge angle theta (B's y axis from A's, about a; atan2, so |theta| <= pi) are one-sided rows
+// along +-a: J = [0, -a^T, 0, a^T], d theta / dt = a . (w_b - w_a) (add_limit_rows).
 #include "joint_rows.h"
 
 #include <algorithm>
@@ -22,6 +24,16 @@ void hinge_joint_rows(const JointConstraint& joint, const JointPose& pose, std::
     for (const Vec3& perpendicular : {Vec3(pose.frame_a * Vec3::UnitY()), Vec3(pose.frame_a * Vec3::UnitZ())})
         make_twist_row(add_joint_row(out, perpendicular.dot(misalignment)), bodies, joint.body_a,
                        joint.body_b, perpendicular);
+    if (joint.limited)
+        add_limit_rows(out, hinge_angle(pose), joint.lower, joint.upper, true, [&](Row& row, double sign) {
+            make_twist_row(row, bodies, joint.body_a, joint.body_b, sign * axis_a);
+        });
+}
+
+double hinge_angle(const JointPose& pose) {
+    const Vec3 axis = pose.frame_a * Vec3::UnitX();
+    const Vec3 from = pose.frame_a * Vec3::UnitY(), to = pose.frame_b * Vec3::UnitY();
+    return std::atan2(from.cross(to).dot(axis), from.dot(to));
 }
 
 }  // namespace simpulse::detail

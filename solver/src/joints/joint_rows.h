@@ -9,11 +9,13 @@
 
 #include "../rows.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace simpulse::detail {
 
-inline constexpr int kMaxJointRows = 6;
+inline constexpr int kMaxJointRows = 8;
 
 // The joint's anchors and frames in the world at the current configuration.
 struct JointPose {
@@ -58,6 +60,25 @@ void add_angular_lock_rows(const JointConstraint& joint, const JointPose& pose,
                            std::span<const SolverBody> bodies, JointRows& out);
 // Appends a row and its error.
 Row& add_joint_row(JointRows& out, double error);
+// The one-sided rows that keep a coordinate of the joint (hinge angle, slider travel, distance) within
+// [lower, upper]: kind limit, `make(row, sign)` fills the row's Jacobian along the coordinate's increase
+// times sign
+// (+1 for the lower limit, -1 for the upper), error = the gap to the limit (negative: violated, so the
+// projection's target -error moves it back; positive: how far the coordinate may still move). Infinite
+// bounds give no row. A violation counts as the joint's angular error (an angle) or linear error.
+template <class MakeRow>
+void add_limit_rows(JointRows& out, double coordinate, double lower, double upper, bool angular,
+                    MakeRow&& make) {
+    auto add = [&](double gap, double sign) {
+        Row& row = add_joint_row(out, gap);
+        make(row, sign);
+        row.kind = RowKind::limit;
+        double& error = angular ? out.angular_error : out.linear_error;
+        if (gap < 0) error = std::max(error, -gap);
+    };
+    if (std::isfinite(lower)) add(coordinate - lower, 1.0);
+    if (std::isfinite(upper)) add(upper - coordinate, -1.0);
+}
 
 // Adds a joint row's impulse to its joint's impulse on B: a row along a direction acts at B's anchor, an
 // angular row is a torque about its axis.
@@ -67,6 +88,11 @@ inline void add_row_impulse(JointImpulse& impulse, const Row& row, double lambda
     else
         impulse.angular += lambda * (row.b != kNoBody ? row.ang_b : Vec3(-row.ang_a));
 }
+
+// The hinge angle: B's frame y axis from A's, about A's x axis (rad, in (-pi, pi]).
+double hinge_angle(const JointPose& pose);
+// The slider travel: B's anchor along A's axis from A's anchor (m).
+double slider_travel(const JointPose& pose);
 
 // Rotation vector (axis times angle, |angle| <= pi) of a unit quaternion.
 Vec3 rotation_vector(const Quat& q);

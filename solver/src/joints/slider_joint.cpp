@@ -4,7 +4,8 @@
 //   C_i = p_i . d = 0,   J_i = [-p_i^T, -((p_b - x_a) x p_i)^T, p_i^T, (r_b x p_i)^T]   (i = 1, 2),
 // where A's angular part includes the turn of p_i with A (d/dt p_i . d = p_i . (v_b + w_b x r_b - v_a - w_a
 // x r_a) + (w_a x p_i) . d): A's lever is the point of A under B's anchor, p_b - x_a. Catto, "Modeling and
-// Solving Constraints" (GDC 2009), prismatic joint.
+// Solving Constraints" (GDC 2009), prismatic joint. Limits on the travel s = a . d are one-sided rows along
+// +-a with the same levers (add_limit_rows).
 #include "joint_rows.h"
 
 namespace simpulse::detail {
@@ -21,6 +22,14 @@ void slider_joint_rows(const JointConstraint& joint, const JointPose& pose,
     const double linear = out.linear_error;
     add_angular_lock_rows(joint, pose, bodies, out);
     out.linear_error = linear;
+    if (joint.limited)
+        add_limit_rows(out, slider_travel(pose), joint.lower, joint.upper, false, [&](Row& row, double sign) {
+            make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b, sign * axis);
+        });
+}
+
+double slider_travel(const JointPose& pose) {
+    return (pose.frame_a * Vec3::UnitX()).dot(pose.anchor_b - pose.anchor_a);
 }
 
 }  // namespace simpulse::detail

@@ -64,6 +64,10 @@ struct JointConstraint {
     Quat local_frame_b = Quat::Identity();
     double min_length = 0;  // distance joints: the anchors' distance stays in [min_length, max_length], m
     double max_length = 0;
+    // Hinge angle (rad) and slider travel (m) stay in [lower, upper] when `limited` (0 at rest, see above).
+    bool limited = false;
+    double lower = 0;
+    double upper = 0;
 };
 
 // Impulse a joint applied to body B in the last velocity solve: `linear` at B's anchor, `angular` a pure

@@ -57,6 +57,8 @@ struct SceneJoint {
     Vec3 axis = Vec3::UnitX();     // hinge and slider
     double min_length = -1;        // distance joints; negative: not given (JointDesc)
     double max_length = -1;
+    bool limited = false;  // hinge and slider: "limits": [lower, upper]
+    double lower = 0, upper = 0;
     bool collide = false;  // whether the two bodies still collide with each other
 };
 
