@@ -55,6 +55,9 @@ void DynamicsWorld::build_constraints() {
         c.limited = j.limited;
         c.lower = j.lower;
         c.upper = j.upper;
+        c.motor = j.motor;
+        c.motor_speed = j.motor_speed;
+        c.motor_max_force = j.motor_max_force;
         joint_rows_.push_back(c);
         joint_row_slot_.push_back(static_cast<std::uint32_t>(&j - joints_.data()));
     }

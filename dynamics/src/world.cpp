@@ -392,6 +392,11 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
             "max_length: expected a number (negative: unset)");
     const bool has_axis = desc.type == JointType::hinge || desc.type == JointType::slider;
     require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
+    if (desc.motor) {
+        require(has_axis, "motor: only hinge and slider joints have motors");
+        require(std::isfinite(desc.motor_speed), "motor_speed: expected a finite number");
+        require_non_negative(desc.motor_max_force, "motor_max_force");
+    }
     if (desc.limited) {
         require(has_axis,
                 "limited: only hinge and slider joints have limits (distance joints: min/max_length)");
@@ -436,6 +441,9 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     j.limited = desc.limited;
     j.lower = desc.limited ? desc.lower : 0.0;
     j.upper = desc.limited ? desc.upper : 0.0;
+    j.motor = desc.motor;
+    j.motor_speed = desc.motor ? desc.motor_speed : 0.0;
+    j.motor_max_force = desc.motor ? desc.motor_max_force : 0.0;
     j.reaction = {};
     j.collide_connected = desc.collide_connected;
     j.generation += 1;

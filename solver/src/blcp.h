@@ -110,6 +110,7 @@ struct Bounds {
 inline Bounds row_bounds(const Row& r, std::span<const Row> rows) {
     constexpr double inf = std::numeric_limits<double>::infinity();
     if (unilateral(r.kind)) return {0.0, inf};
+    if (r.kind == RowKind::motor) return {-r.mu, r.mu};
     if (r.kind == RowKind::friction) {
         const double bound = r.mu * patch_normal_impulse(r, rows);
         return {-bound, bound};

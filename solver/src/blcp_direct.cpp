@@ -212,8 +212,8 @@ void ActiveSet::initial_status() {
     }
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
-        if (r.kind != RowKind::friction) continue;
-        const double bound = r.mu * patch_normal_impulse(r, rows_);
+        if (r.kind != RowKind::friction && r.kind != RowKind::motor) continue;
+        const double bound = r.kind == RowKind::motor ? r.mu : r.mu * patch_normal_impulse(r, rows_);
         if (bound > 0 && r.lambda >= bound * (1 - 1e-9))
             ws_.status[i] = 1;
         else if (bound > 0 && r.lambda <= -bound * (1 - 1e-9))
@@ -243,6 +243,20 @@ void ActiveSet::solve_free_rows(bool symmetric) {
     for (Eigen::Index c = 0; c < m; ++c) {
         const auto i = ws_.free_rows[static_cast<std::size_t>(c)];
         ws_.rhs[c] = rows_[static_cast<std::size_t>(i)].target - ws_.q[i];
+    }
+    // A motor at its bound carries a known impulse: its part of A lambda moves to the right-hand side.
+    for (std::size_t j = 0; j < rows_.size(); ++j) {
+        if (rows_[j].kind != RowKind::motor || ws_.status[j] == 0) continue;
+        const double lambda = ws_.status[j] * rows_[j].mu;
+        const auto col = static_cast<Eigen::Index>(j);
+        if (dense_) {
+            for (Eigen::Index c = 0; c < m; ++c)
+                ws_.rhs[c] -= ws_.dense(ws_.free_rows[static_cast<std::size_t>(c)], col) * lambda;
+        } else {
+            for (Eigen::SparseMatrix<double>::InnerIterator it(ws_.sparse_a, col); it; ++it)
+                if (const std::int32_t row = ws_.column[static_cast<std::size_t>(it.row())]; row >= 0)
+                    ws_.rhs[row] -= it.value() * lambda;
+        }
     }
     const double eps = regularization(max_diagonal_);
     if (m == 0) return;
@@ -301,6 +315,9 @@ void ActiveSet::impulses(Eigen::VectorXd& lambda) {
         for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws_.x[col]; });
         lambda[static_cast<Eigen::Index>(i)] = value;
     }
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].kind == RowKind::motor && ws_.status[i] != 0)
+            lambda[static_cast<Eigen::Index>(i)] = ws_.status[i] * rows_[i].mu;
     for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].lambda = lambda[static_cast<Eigen::Index>(i)];
     multiply_a(lambda, ws_.w);
     ws_.w += ws_.q;
@@ -325,13 +342,14 @@ ActiveSet::Changes ActiveSet::correct(double velocity_tolerance) {
                 s = -1;
             else if (s == -1 && v < -velocity_tolerance)
                 s = 0;
-        } else if (r.kind == RowKind::friction) {
+        } else if (r.kind == RowKind::friction || r.kind == RowKind::motor) {
             if (inactive_friction(i)) {
                 s = 0;  // starts free when its patch becomes active; not a change of the active set
                 continue;
             }
-            const double bound = r.mu * patch_normal_impulse(r, rows_);
-            const double lambda_tolerance = 1e-10 * r.mu * lambda_scale;
+            const bool motor = r.kind == RowKind::motor;
+            const double bound = motor ? r.mu : r.mu * patch_normal_impulse(r, rows_);
+            const double lambda_tolerance = 1e-10 * (motor ? r.mu : r.mu * lambda_scale);
             if (s == 0 && r.lambda > bound + lambda_tolerance)
                 s = 1;
             else if (s == 0 && r.lambda < -bound - lambda_tolerance)

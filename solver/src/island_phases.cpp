@@ -90,7 +90,7 @@ void detail::IslandWorker::solve(std::span<const std::uint32_t> order, std::uint
 void detail::IslandWorker::rows_to_solve_again() {
     recheck_rows.clear();
     for (const Row& r : island_rows) {
-        if (r.kind == RowKind::friction) continue;
+        if (!detail::solved_again(r.kind)) continue;
         Row copy = r;
         copy.lambda = 0;
         recheck_rows.push_back(copy);
@@ -324,7 +324,7 @@ bool detail::IslandWorker::solve_joints_again(std::span<SolverBody> bodies, cons
         return false;
     }
     for (std::size_t i = 0, j = 0; i < island_rows.size(); ++i)
-        if (island_rows[i].kind != RowKind::friction) {
+        if (detail::solved_again(island_rows[i].kind)) {
             if (detail::of_joint(island_rows[i].kind)) island_rows[i].lambda += recheck_rows[j].lambda;
             ++j;
         }

@@ -158,11 +158,13 @@ void Island::gather(int dense_max_bodies) {
 void Island::make_feasible(std::vector<double>& lambda) const {
     for (std::size_t i = 0; i < rows_.size(); ++i)
         if (unilateral(rows_[i].kind)) lambda[i] = std::max(0.0, lambda[i]);
-    for (std::size_t i = 0; i < rows_.size(); ++i)
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].kind == RowKind::motor) lambda[i] = std::clamp(lambda[i], -rows_[i].mu, rows_[i].mu);
         if (rows_[i].kind == RowKind::friction) {
             const double bound = rows_[i].mu * patch_load(rows_[i], lambda);
             lambda[i] = std::clamp(lambda[i], -bound, bound);
         }
+    }
 }
 
 void Island::velocities_from(const std::vector<double>& lambda) {
@@ -193,6 +195,7 @@ std::pair<double, double> Island::residual(const std::vector<double>& lambda) {
         double lo = -kInfinity, hi = kInfinity;
         if (unilateral(r.kind)) lo = 0;
         if (r.kind == RowKind::friction) hi = r.mu * patch_load(r, lambda), lo = -hi;
+        if (r.kind == RowKind::motor) hi = r.mu, lo = -r.mu;
         // The natural map: how far the impulse is from its projection after a step of the row's own
         // effective mass, in velocity units (A_ii times impulse): |w - t| inside the bounds, the wrong-signed
         // part of w - t at a bound, and never more than A_ii times the distance to the bound.
@@ -224,6 +227,7 @@ void Island::set_bounds() {
         ws.lo[i] = unilateral(r.kind) ? 0.0 : -kInfinity;
         ws.hi[i] = kInfinity;
         if (r.kind == RowKind::friction) ws.hi[i] = ws.bound[i], ws.lo[i] = -ws.bound[i];
+        if (r.kind == RowKind::motor) ws.hi[i] = r.mu, ws.lo[i] = -r.mu;
     }
 }
 

@@ -153,6 +153,8 @@ Solver::Impl::ProjectionError Solver::Impl::projection_rows(std::span<const Solv
         detail::joint_rows(j, bodies, joint);
         error.joint = std::max({error.joint, joint.linear_error, joint.angular_error});
         for (int i = 0; i < joint.count; ++i) {
+            if (joint.rows[static_cast<std::size_t>(i)].kind == RowKind::motor)
+                continue;  // no position error
             Row& r = rows.emplace_back(joint.rows[static_cast<std::size_t>(i)]);
             r.source = static_cast<std::uint32_t>(k);
             r.target = -joint.error[static_cast<std::size_t>(i)];

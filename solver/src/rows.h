@@ -22,16 +22,23 @@ inline constexpr std::uint32_t kNoBody = 0xffffffffu;  // static body or the fix
 
 // normal: a contact point's row (lambda >= 0); friction: a patch's tangent or torsion row (|lambda| <= mu
 // lambda_n); joint: a joint's equality row (lambda free); limit: a joint's one-sided row (a limit of its
-// angle, travel or length: lambda >= 0 like a contact, but no restitution and no friction).
-enum class RowKind : std::uint8_t { normal, friction, joint, limit };
+// angle, travel or length: lambda >= 0 like a contact, but no restitution and no friction); motor: a joint's
+// drive, w = target (the speed) with |lambda| <= mu (the largest force or torque times the step), like a
+// friction row with a fixed bound.
+enum class RowKind : std::uint8_t { normal, friction, joint, limit, motor };
 
 // Rows whose impulse only pushes (lambda >= 0, w >= target, complementary).
 inline bool unilateral(RowKind kind) {
     return kind == RowKind::normal || kind == RowKind::limit;
 }
-// A joint's rows, equality or limit.
+// A joint's rows: equality, limit or motor.
 inline bool of_joint(RowKind kind) {
-    return kind == RowKind::joint || kind == RowKind::limit;
+    return kind == RowKind::joint || kind == RowKind::limit || kind == RowKind::motor;
+}
+// Rows the restitution phase's re-checks solve again on top of the first answer: not the rows whose impulse
+// is bounded by a value (friction, motors), which a second solve could push past their bound.
+inline bool solved_again(RowKind kind) {
+    return kind != RowKind::friction && kind != RowKind::motor;
 }
 
 struct Row {

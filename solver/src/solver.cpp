@@ -251,14 +251,19 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
             const auto slot = static_cast<std::size_t>(i);
             const Row& made = joint.rows[slot];
             const double error = joint.error[slot];
-            // The thesis mode takes a limit only once it is reached (its C' has no speculative rows).
-            if (!exact && made.kind == RowKind::limit && error > 0) continue;
+            // The thesis mode takes a limit only once it is reached (its C' has no speculative rows), and has
+            // no bounded rows for motors.
+            if (!exact && ((made.kind == RowKind::limit && error > 0) || made.kind == RowKind::motor))
+                continue;
             Row& r = rows.emplace_back(made);
             r.source = static_cast<std::uint32_t>(k);
             r.lambda = settings.warm_start ? joint_cache[detail::kJointSlots * k + r.slot] : 0.0;
             if (!exact) {
                 // Thesis eq. 21-22: the joint closes at the end of the step, from the error it has now.
                 r.target = -scale * error / dt;
+            } else if (made.kind == RowKind::motor) {
+                r.target = j.motor_speed;
+                r.mu = j.motor_max_force * dt;
             } else if (made.kind == RowKind::joint) {
                 // The exact mode leaves the error to the position projection (no energy injected) and asks
                 // the anchors to end the step together from where they are (set_joint_targets).

@@ -222,9 +222,9 @@ struct Solver::Impl {
     std::vector<detail::WarmStart> next_cache;
     bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
     std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
-    std::vector<double> joint_cache;                // joint row impulses of the previous step, kJointSlots each
-    std::vector<JointImpulse> joint_impulse;        // per joint, of the last solve (Solver::joint_impulses)
-    std::vector<double> joint_cache_before;         // joint_cache before the last solve (discard_last_solve)
+    std::vector<double> joint_cache;          // joint row impulses of the previous step, kJointSlots each
+    std::vector<JointImpulse> joint_impulse;  // per joint, of the last solve (Solver::joint_impulses)
+    std::vector<double> joint_cache_before;   // joint_cache before the last solve (discard_last_solve)
     // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
     // spins the solve left (exact mode; set_joint_targets).
     std::vector<std::uint8_t> joint_plain_steps;
@@ -284,8 +284,7 @@ struct Solver::Impl {
                                   std::span<const double> goal) const;
     ProjectionError projection_rows(std::span<const SolverBody> bodies,
                                     std::span<const ContactConstraint> contacts,
-                                    std::span<const JointConstraint> joints,
-                                    std::span<const double> goal);
+                                    std::span<const JointConstraint> joints, std::span<const double> goal);
     void solve_displacements(std::span<const SolverBody> bodies, const SolverSettings& settings);
     void move_bodies(std::span<SolverBody> bodies, std::span<const JointConstraint> joints);
     void record_isolated_islands(std::span<const SolverBody> bodies);

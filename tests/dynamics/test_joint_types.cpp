@@ -2,8 +2,9 @@
 // period of a hinged physical pendulum, its energy at 60 Hz and the hinge holding off-axis spin; a welded
 // cantilever at a 1:1000 mass ratio that does not sag and whose root reaction is the statics of the beam; a
 // slider on an incline that follows semi-implicit Euler's exact trajectory; a rod pendulum's period and its
-// energy at 60 Hz; a free hinged pair keeping momentum, angular momentum and energy; and the API's
-// validation of joint descriptions.
+// energy at 60 Hz; a free hinged pair keeping momentum, angular momentum and energy; limits that stop a
+// hinge, a slider and a rope where they should and carry the statics; motors that accelerate at their force
+// limit to their speed; and the API's validation of joint descriptions.
 #include "world_fixture.h"
 
 #include <simpulse/dynamics/errors.h>
@@ -13,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -405,6 +407,57 @@ TEST(JointTypes, TautRopePendulumKeepsItsEnergyAt60Hz) {
     EXPECT_GT(shortest, length - 1e-3) << "the rope went slack: shortest " << shortest;
 }
 
+// A disc (I = m r^2 / 2 about its axis) on a hinge to the world along that axis, driven by a motor towards
+// 5 rad/s with at most 2 N m: each step the motor's impulse is at most 2 N m dt, so the spin grows by 2 dt /
+// I per step until it reaches the target, then holds it exactly: w_n = min(5, 2 n dt / I). The hinge angle is
+// the world's (B) turn relative to the disc (A), so the disc spins at -speed about the axis. While the motor
+// is at its limit, the torque on the world is the motor's, 2 N m.
+TEST(JointTypes, HingeMotorSpinsADiscUpAtItsTorqueLimitToItsSpeed) {
+    DynamicsWorld w(free_space());
+    const double mass = 4, radius = 0.3, torque = 2, speed = 5, dt = 1.0 / 60;
+    BodyDesc d = body_desc(make_cylinder(radius, 0.05), Pose{Vec3(0, 0, 1), Quat::Identity()}, mass);
+    const BodyId disc = w.create_body(d);
+    JointDesc j = joint_to_world(JointType::hinge, disc, Vec3(0, 0, 1), Vec3::UnitZ());
+    j.motor = true;
+    j.motor_speed = -speed;
+    j.motor_max_force = torque;
+    const JointId hinge = w.add_joint(j);
+    const double inertia = mass * radius * radius / 2;
+    for (int n = 1; n <= 120; ++n) {
+        ASSERT_TRUE(w.step(dt).ok);
+        const double expected = std::min(speed, torque * n * dt / inertia);
+        ASSERT_NEAR(w.body(disc).angular_velocity.z(), expected, 1e-9) << "step " << n;
+        if (expected < speed) {
+            ASSERT_NEAR(w.joint_reaction(hinge).torque.z(), -torque, 1e-9) << "step " << n;
+        }
+    }
+}
+
+// A box on a vertical slider with a motor lifting it at 0.5 m/s: with 50 N (more than its 19.6 N weight) the
+// speed grows by (F / m - g) dt per step until 0.5 m/s, then the motor holds it with the weight's force; with
+// 10 N it cannot hold the box, which sinks at g - F / m.
+TEST(JointTypes, SliderMotorLiftsABoxAtItsForceLimitOrLosesToItsWeight) {
+    for (const double force : {50.0, 10.0}) {
+        WorldSettings s;
+        s.allow_sleeping = false;
+        DynamicsWorld w(s);
+        const double mass = 2, speed = 0.5, dt = 1.0 / 60;
+        const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), mass));
+        JointDesc j = joint_to_world(JointType::slider, box, Vec3(0, 0, 1), Vec3::UnitZ());
+        j.motor = true;
+        j.motor_speed = -speed;  // the world's anchor sinks relative to the box: the box rises
+        j.motor_max_force = force;
+        const JointId slider = w.add_joint(j);
+        for (int n = 1; n <= 60; ++n) {
+            ASSERT_TRUE(w.step(dt).ok);
+            const double expected = std::min(speed, n * (force / mass - kG) * dt);
+            ASSERT_NEAR(w.body(box).velocity.z(), expected, 1e-9) << force << " N, step " << n;
+        }
+        const double carried = std::min(force, mass * kG);  // the weight, or all the motor has
+        EXPECT_NEAR(-w.joint_reaction(slider).force.z(), carried, 1e-9 * carried) << force << " N";
+    }
+}
+
 TEST(JointTypes, InvalidDescriptionsAreRejectedNamingTheField) {
     DynamicsWorld w{WorldSettings{}};
     const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), 1.0));
@@ -444,6 +497,15 @@ TEST(JointTypes, InvalidDescriptionsAreRejectedNamingTheField) {
     limited.type = JointType::ball;
     EXPECT_EQ(message(limited),
               "limited: only hinge and slider joints have limits (distance joints: min/max_length)");
+    JointDesc motor = joint_to_world(JointType::hinge, box, Vec3::Zero(), Vec3::UnitZ());
+    motor.motor = true;
+    motor.motor_max_force = -1;
+    EXPECT_EQ(message(motor), "motor_max_force: expected a finite number >= 0, got -1");
+    motor.motor_max_force = 1;
+    motor.motor_speed = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(message(motor), "motor_speed: expected a finite number");
+    motor.type = JointType::fixed;
+    EXPECT_EQ(message(motor), "motor: only hinge and slider joints have motors");
     EXPECT_THROW(w.joint_reaction(JointId{7, 1}), InvalidId);
 }
 

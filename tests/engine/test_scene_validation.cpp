@@ -457,9 +457,21 @@ TEST(SceneValidation, JointBodies) {
               "bodies, anchor, collide");
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "motor": {"speed": 1, "max_force": 2}}]})"),
+              R"(scene.json: /joints/0/motor/max_force: a hinge motor takes "max_torque")");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "slider", "bodies": ["a", "world"], "anchor": [0, 0, 0],
                                           "axis": [0, 0, 1], "motor": {"speed": 1}}]})"),
-              "scene.json: /joints/0/motor: unknown key; expected one of type, name, bodies, anchor, axis, "
-              "limits, collide");
+              R"(scene.json: /joints/0/motor: missing required key "max_force")");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "motor": {"speed": 1, "max_torque": -1}}]})"),
+              "scene.json: /joints/0/motor/max_torque: expected a non-negative number, got -1");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "ball", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "motor": {"speed": 1, "max_torque": 1}}]})"),
+              "scene.json: /joints/0/motor: does not apply to a ball joint; expected one of type, name, "
+              "bodies, anchor, collide");
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "ball", "bodies": ["a"], "anchor": [0, 0, 0]}]})"),
               R"(scene.json: /joints/0/bodies: expected an array of 2 body names, got ["a"])");

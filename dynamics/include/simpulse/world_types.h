@@ -89,6 +89,11 @@ struct JointDesc {
     bool limited = false;
     double lower = 0;
     double upper = 0;
+    // Hinge and slider: a motor drives the angle's or travel's rate to motor_speed (rad/s or m/s) with at most
+    // motor_max_force (N m for a hinge, N for a slider; >= 0) when `motor`.
+    bool motor = false;
+    double motor_speed = 0;
+    double motor_max_force = 0;
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 

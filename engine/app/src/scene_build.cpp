@@ -70,6 +70,9 @@ Result<SceneWorld> build_world(const SceneDesc& scene) {
         desc.limited = joint.limited;
         desc.lower = joint.lower;
         desc.upper = joint.upper;
+        desc.motor = joint.motor;
+        desc.motor_speed = joint.motor_speed;
+        desc.motor_max_force = joint.motor_max_force;
         desc.collide_connected = joint.collide;
         const Result<JointId> id = out.world.add_joint(desc);
         if (!id) return located(scene, joint.pointer, id.error());

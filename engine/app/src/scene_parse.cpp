@@ -449,7 +449,7 @@ class SceneParser {
                 return {"anchor"};
             case JointType::hinge:
             case JointType::slider:
-                return {"anchor", "axis", "limits"};
+                return {"anchor", "axis", "limits", "motor"};
             case JointType::distance:
                 return {"anchors", "min", "max"};
         }
@@ -476,14 +476,16 @@ class SceneParser {
                 for (const std::string_view k : keys) accepted += ", " + std::string(k);
                 accepted += ", collide";
                 const bool other_type = key == "anchor" || key == "anchors" || key == "axis" ||
-                                        key == "min" || key == "max" || key == "limits";
+                                        key == "min" || key == "max" || key == "limits" || key == "motor";
                 fail(child_pointer(node.pointer, key),
                      other_type ? std::string("does not apply to a ") + to_string(j.type) +
                                       " joint; expected one of " + accepted
                                 : "unknown key; expected one of " + accepted);
             }
         for_each_member(
-            node, {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "limits", "collide"},
+            node,
+            {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "limits", "motor",
+             "collide"},
             [&](std::string_view key, const Node& v) {
                 if (key == "name") {
                     j.name = read_string(v);
@@ -501,6 +503,22 @@ class SceneParser {
                     j.anchor_b = read_vec3(v.element(1));
                 } else if (key == "axis") {
                     j.axis = read_nonzero_vec3(v);
+                } else if (key == "motor") {
+                    const char* force_key = j.type == JointType::hinge ? "max_torque" : "max_force";
+                    j.motor = true;
+                    for_each_member(v, {"speed", "max_torque", "max_force"},
+                                    [&](std::string_view motor_key, const Node& m) {
+                                        if (motor_key == "speed") {
+                                            j.motor_speed = read_number(m);
+                                        } else if (motor_key == force_key) {
+                                            j.motor_max_force = read_non_negative(m);
+                                        } else {
+                                            fail(m.pointer, std::string("a ") + to_string(j.type) +
+                                                                " motor takes \"" + force_key + "\"");
+                                        }
+                                    });
+                    require_member(v, "speed");
+                    require_member(v, force_key);
                 } else if (key == "limits") {
                     if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array [lower, upper]");
                     j.limited = true;
@@ -523,7 +541,7 @@ class SceneParser {
             });
         require_member(node, "bodies");
         for (const std::string_view key : keys)
-            if (key != "min" && key != "max" && key != "limits") require_member(node, key);
+            if (key != "min" && key != "max" && key != "limits" && key != "motor") require_member(node, key);
         if (j.min_length >= 0 && j.max_length >= 0 && j.min_length > j.max_length)
             fail(node.member("min").pointer, "expected at most \"max\" (" + number_text(j.max_length) +
                                                  "), got " + number_text(j.min_length));

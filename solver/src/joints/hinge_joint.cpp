@@ -6,7 +6,8 @@
 // p_i . d). Catto, "Modeling and Solving Constraints" (GDC 2009), revolute joint; Box2D v3 and Jolt
 // (HingeConstraint, RotationEulerConstraintPart's two-row variant) use the same pair of rows.
 // Limits on the hinge angle theta (B's y axis from A's, about a; atan2, so |theta| <= pi) are one-sided rows
-// along +-a: J = [0, -a^T, 0, a^T], d theta / dt = a . (w_b - w_a) (add_limit_rows).
+// along +-a: J = [0, -a^T, 0, a^T], d theta / dt = a . (w_b - w_a) (add_limit_rows); the motor is the row
+// along +a with the target speed and |lambda| <= the largest torque times the step (add_motor_row).
 #include "joint_rows.h"
 
 #include <algorithm>
@@ -28,6 +29,8 @@ void hinge_joint_rows(const JointConstraint& joint, const JointPose& pose, std::
         add_limit_rows(out, hinge_angle(pose), joint.lower, joint.upper, true, [&](Row& row, double sign) {
             make_twist_row(row, bodies, joint.body_a, joint.body_b, sign * axis_a);
         });
+    add_motor_row(joint, out,
+                  [&](Row& row) { make_twist_row(row, bodies, joint.body_a, joint.body_b, axis_a); });
 }
 
 double hinge_angle(const JointPose& pose) {

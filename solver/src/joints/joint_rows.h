@@ -94,6 +94,17 @@ double hinge_angle(const JointPose& pose);
 // The slider travel: B's anchor along A's axis from A's anchor (m).
 double slider_travel(const JointPose& pose);
 
+// A motor row (kind motor) along the coordinate's increase when the joint has a motor: its mu is the largest
+// force or torque (the caller multiplies by the step), its error 0 (nothing to project).
+template <class MakeRow>
+void add_motor_row(const JointConstraint& joint, JointRows& out, MakeRow&& make) {
+    if (!joint.motor || !(joint.motor_max_force > 0)) return;
+    Row& row = add_joint_row(out, 0.0);
+    make(row);
+    row.kind = RowKind::motor;
+    row.mu = joint.motor_max_force;
+}
+
 // Rotation vector (axis times angle, |angle| <= pi) of a unit quaternion.
 Vec3 rotation_vector(const Quat& q);
 

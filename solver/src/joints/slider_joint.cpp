@@ -5,7 +5,8 @@
 // where A's angular part includes the turn of p_i with A (d/dt p_i . d = p_i . (v_b + w_b x r_b - v_a - w_a
 // x r_a) + (w_a x p_i) . d): A's lever is the point of A under B's anchor, p_b - x_a. Catto, "Modeling and
 // Solving Constraints" (GDC 2009), prismatic joint. Limits on the travel s = a . d are one-sided rows along
-// +-a with the same levers (add_limit_rows).
+// +-a with the same levers (add_limit_rows); the motor is the row along +a with the target speed and |lambda|
+// <= the largest force times the step (add_motor_row).
 #include "joint_rows.h"
 
 namespace simpulse::detail {
@@ -26,6 +27,9 @@ void slider_joint_rows(const JointConstraint& joint, const JointPose& pose,
         add_limit_rows(out, slider_travel(pose), joint.lower, joint.upper, false, [&](Row& row, double sign) {
             make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b, sign * axis);
         });
+    add_motor_row(joint, out, [&](Row& row) {
+        make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b, axis);
+    });
 }
 
 double slider_travel(const JointPose& pose) {

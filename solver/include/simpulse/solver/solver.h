@@ -68,6 +68,11 @@ struct JointConstraint {
     bool limited = false;
     double lower = 0;
     double upper = 0;
+    // Hinge and slider: drives the angle's or travel's rate towards motor_speed (rad/s or m/s) with at most
+    // motor_max_force (N m or N) when `motor`.
+    bool motor = false;
+    double motor_speed = 0;
+    double motor_max_force = 0;
 };
 
 // Impulse a joint applied to body B in the last velocity solve: `linear` at B's anchor, `angular` a pure

@@ -59,6 +59,8 @@ struct SceneJoint {
     double max_length = -1;
     bool limited = false;  // hinge and slider: "limits": [lower, upper]
     double lower = 0, upper = 0;
+    bool motor = false;  // hinge and slider: "motor": {"speed", "max_torque" | "max_force"}
+    double motor_speed = 0, motor_max_force = 0;
     bool collide = false;  // whether the two bodies still collide with each other
 };
 
