@@ -36,31 +36,35 @@ void DynamicsWorld::build_constraints() {
     joint_row_slot_.clear();
     for (const Joint& j : joints_) {
         if (!j.alive) continue;
-        JointConstraint c;
-        c.type = j.type;
-        c.body_a = j.body_a;
-        const Body& a = bodies_[j.body_a];
-        c.local_anchor_a = j.local_a - a.local_center_of_mass;
-        c.local_frame_a = j.frame_a;
-        c.local_frame_b = j.frame_b;
-        if (j.body_b == kInvalidIndex) {
-            c.body_b = kFixedFrame;
-            c.local_anchor_b = j.local_b;
-        } else {
-            c.body_b = j.body_b;
-            c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
-        }
-        c.min_length = j.min_length;
-        c.max_length = j.max_length;
-        c.limited = j.limited;
-        c.lower = j.lower;
-        c.upper = j.upper;
-        c.motor = j.motor;
-        c.motor_speed = j.motor_speed;
-        c.motor_max_force = j.motor_max_force;
+        const JointConstraint c = joint_constraint(j);
         joint_rows_.push_back(c);
         joint_row_slot_.push_back(static_cast<std::uint32_t>(&j - joints_.data()));
     }
+}
+
+JointConstraint DynamicsWorld::joint_constraint(const Joint& j) const {
+    JointConstraint c;
+    c.type = j.type;
+    c.body_a = j.body_a;
+    c.local_anchor_a = j.local_a - bodies_[j.body_a].local_center_of_mass;
+    c.local_frame_a = j.frame_a;
+    c.local_frame_b = j.frame_b;
+    if (j.body_b == kInvalidIndex) {
+        c.body_b = kFixedFrame;
+        c.local_anchor_b = j.local_b;
+    } else {
+        c.body_b = j.body_b;
+        c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
+    }
+    c.min_length = j.min_length;
+    c.max_length = j.max_length;
+    c.limited = j.limited;
+    c.lower = j.lower;
+    c.upper = j.upper;
+    c.motor = j.motor;
+    c.motor_speed = j.motor_speed;
+    c.motor_max_force = j.motor_max_force;
+    return c;
 }
 
 void DynamicsWorld::sync_solver_bodies(bool to_solver) {

@@ -478,29 +478,16 @@ bool DynamicsWorld::is_valid(JointId id) const {
 double DynamicsWorld::joint_error(JointId id) const {
     require_id(is_valid(id), "joint id");
     const Joint& j = joints_[id.index];
-    // The solver's own error of the joint's rows, on the two bodies' poses.
+    // The solver's own error of the joint's rows, on the two bodies' poses (as bodies 0 and 1).
+    JointConstraint c = joint_constraint(j);
     std::array<SolverBody, 2> ends;
-    JointConstraint c;
-    c.type = j.type;
-    c.body_a = 0;
-    c.local_anchor_a = j.local_a - bodies_[j.body_a].local_center_of_mass;
-    c.local_frame_a = j.frame_a;
-    c.local_frame_b = j.frame_b;
-    c.min_length = j.min_length;
-    c.max_length = j.max_length;
-    c.limited = j.limited;
-    c.lower = j.lower;
-    c.upper = j.upper;
     ends[0].position = bodies_[j.body_a].com_position;
     ends[0].orientation = bodies_[j.body_a].orientation;
-    if (j.body_b == kInvalidIndex) {
-        c.body_b = kFixedFrame;
-        c.local_anchor_b = j.local_b;
-    } else {
-        c.body_b = 1;
-        c.local_anchor_b = j.local_b - bodies_[j.body_b].local_center_of_mass;
+    c.body_a = 0;
+    if (j.body_b != kInvalidIndex) {
         ends[1].position = bodies_[j.body_b].com_position;
         ends[1].orientation = bodies_[j.body_b].orientation;
+        c.body_b = 1;
     }
     return simpulse::joint_error(c, ends);
 }

@@ -185,6 +185,25 @@ Result<JointReaction> World::joint_reaction(JointId id) const {
     return guarded_value<JointReaction>([&] { return world_->joint_reaction(id); });
 }
 
+Result<std::optional<RayCastHit>> World::cast_ray(const Vec3& origin, const Vec3& direction,
+                                                  double max_distance, const BodyFilter& filter) const {
+    return guarded_value<std::optional<RayCastHit>>(
+        [&] { return world_->cast_ray(origin, direction, max_distance, filter); });
+}
+Result<std::vector<RayCastHit>> World::cast_ray_all(const Vec3& origin, const Vec3& direction,
+                                                    double max_distance, const BodyFilter& filter) const {
+    return guarded_value<std::vector<RayCastHit>>(
+        [&] { return world_->cast_ray_all(origin, direction, max_distance, filter); });
+}
+Result<std::vector<BodyId>> World::query_box(const Vec3& min, const Vec3& max,
+                                             const BodyFilter& filter) const {
+    return guarded_value<std::vector<BodyId>>([&] { return world_->query_box(min, max, filter); });
+}
+Result<std::vector<BodyId>> World::query_shape(const ShapePtr& shape, const Pose& pose,
+                                               const BodyFilter& filter) const {
+    return guarded_value<std::vector<BodyId>>([&] { return world_->query_shape(shape, pose, filter); });
+}
+
 Status World::step(double dt) {
     non_finite_body_.reset();
     const Result<StepStatus> s = guarded_value<StepStatus>([&] { return world_->step(dt); });

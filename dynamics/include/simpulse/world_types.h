@@ -6,6 +6,7 @@
 #include <simpulse/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -89,12 +90,24 @@ struct JointDesc {
     bool limited = false;
     double lower = 0;
     double upper = 0;
-    // Hinge and slider: a motor drives the angle's or travel's rate to motor_speed (rad/s or m/s) with at most
-    // motor_max_force (N m for a hinge, N for a slider; >= 0) when `motor`.
+    // Hinge and slider: a motor drives the angle's or travel's rate to motor_speed (rad/s or m/s) with at
+    // most motor_max_force (N m for a hinge, N for a slider; >= 0) when `motor`.
     bool motor = false;
     double motor_speed = 0;
     double motor_max_force = 0;
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
+};
+
+// Scene queries (World::cast_ray, query_box, query_shape): which bodies a query sees; empty: all of them.
+using BodyFilter = std::function<bool(BodyId)>;
+
+// A ray's hit on a body: `distance` along the unit direction (0 when the ray starts inside a solid shape),
+// the world point and the surface's outward normal there.
+struct RayCastHit {
+    BodyId body;
+    double distance = 0;
+    Vec3 point = Vec3::Zero();
+    Vec3 normal = Vec3::UnitZ();
 };
 
 // What a joint exerted on body B during the last step (A received the opposite): force at B's anchor, N, and

@@ -99,6 +99,22 @@ class World {
     // Force and torque the joint exerted on its body B in the last step.
     Result<JointReaction> joint_reaction(JointId id) const;
 
+    // Scene queries on the current poses, through the broad phase. A ray: a finite origin, a non-zero
+    // direction (normalised) and max_distance > 0 (infinity allowed); it hits a solid shape it starts in at
+    // distance 0, meshes and height fields from either side. `filter` (empty: every body) picks the bodies a
+    // query sees. Invalid arguments give ErrorCode::invalid_argument naming the field.
+    Result<std::optional<RayCastHit>> cast_ray(const Vec3& origin, const Vec3& direction, double max_distance,
+                                               const BodyFilter& filter = {}) const;
+    // Every body the ray hits (its first hit on each), nearest first.
+    Result<std::vector<RayCastHit>> cast_ray_all(const Vec3& origin, const Vec3& direction,
+                                                 double max_distance, const BodyFilter& filter = {}) const;
+    // Bodies whose bounding box overlaps the box [min, max], in creation-slot order.
+    Result<std::vector<BodyId>> query_box(const Vec3& min, const Vec3& max,
+                                          const BodyFilter& filter = {}) const;
+    // Bodies that overlap or touch `shape` placed at `pose`.
+    Result<std::vector<BodyId>> query_shape(const ShapePtr& shape, const Pose& pose,
+                                            const BodyFilter& filter = {}) const;
+
     // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
     // non-finite; the world then keeps the last good state (poses and velocities at the step's start, time
     // not advanced).

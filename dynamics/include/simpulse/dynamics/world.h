@@ -104,6 +104,19 @@ class DynamicsWorld {
     const CollisionStats& collision_stats() const { return collision_stats_; }
     const BroadPhase& broad_phase() const { return broad_phase_; }  // its pairs are those of the last step
 
+    // Scene queries on the current poses (queries.cpp), candidates from the broad phase. A ray: origin,
+    // direction (non-zero; normalised), max_distance > 0 (infinity allowed).
+    std::optional<RayCastHit> cast_ray(const Vec3& origin, const Vec3& direction, double max_distance,
+                                       const BodyFilter& filter = {}) const;
+    // Every body the ray hits (its first hit on each), nearest first.
+    std::vector<RayCastHit> cast_ray_all(const Vec3& origin, const Vec3& direction, double max_distance,
+                                         const BodyFilter& filter = {}) const;
+    // Bodies whose bounding box overlaps the box [min, max], in body order.
+    std::vector<BodyId> query_box(const Vec3& min, const Vec3& max, const BodyFilter& filter = {}) const;
+    // Bodies that overlap or touch `shape` placed at `pose`, in body order.
+    std::vector<BodyId> query_shape(const ShapePtr& shape, const Pose& pose,
+                                    const BodyFilter& filter = {}) const;
+
     Energy energy() const;
     Vec3 linear_momentum() const;
     Vec3 angular_momentum(const Vec3& about = Vec3::Zero()) const;
@@ -135,6 +148,7 @@ class DynamicsWorld {
     void advance_positions(double dt);
     void project_positions(const SolverSettings& solver_settings);
     void sync_solver_bodies(bool to_solver);
+    JointConstraint joint_constraint(const Joint& joint) const;  // the solver's view of a joint
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
 
     WorldSettings settings_;

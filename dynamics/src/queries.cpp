@@ -1,0 +1,98 @@
+// Scene queries of the embedding API: ray casts (closest and all hits), bodies in a box and bodies
+// overlapping a shape. Candidates come from the broad phase's trees (their fat boxes), then each candidate's
+// exact test: raycast() (collision/raycast.h) or the narrow phase's collide() with no margin.
+#include <simpulse/collision/narrow_phase.h>
+#include <simpulse/collision/raycast.h>
+#include <simpulse/dynamics/world.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace simpulse {
+namespace {
+
+// The unit direction, after checking the ray's description.
+Vec3 checked_ray(const Vec3& origin, const Vec3& direction, double max_distance) {
+    if (!origin.allFinite()) throw std::invalid_argument("origin: expected finite numbers");
+    if (!direction.allFinite() || !(direction.norm() > 0))
+        throw std::invalid_argument("direction: expected a non-zero vector of finite numbers");
+    if (!(max_distance > 0)) throw std::invalid_argument("max_distance: expected a positive length");
+    return direction.normalized();
+}
+
+// The box of the segment, clipped to a finite length for the broad phase (an infinite ray's box would hold
+// every proxy anyway: a length far beyond any scene keeps the arithmetic finite).
+Aabb segment_box(const Vec3& origin, const Vec3& unit, double max_distance) {
+    const double length = std::min(max_distance, 1e12);
+    const Vec3 end = origin + length * unit;
+    return {origin.cwiseMin(end), origin.cwiseMax(end)};
+}
+
+}  // namespace
+
+std::vector<RayCastHit> DynamicsWorld::cast_ray_all(const Vec3& origin, const Vec3& direction,
+                                                    double max_distance, const BodyFilter& filter) const {
+    const Vec3 unit = checked_ray(origin, direction, max_distance);
+    std::vector<RayCastHit> hits;
+    broad_phase_.query(segment_box(origin, unit, max_distance), [&](std::int32_t proxy) {
+        const std::uint32_t slot = broad_phase_.user_id(proxy);
+        const Body& b = bodies_[slot];
+        if (!b.alive || (filter && !filter(id_of(slot)))) return;
+        if (const std::optional<RayHit> hit = raycast(*b.shape, b.pose(), origin, unit, max_distance))
+            hits.push_back({id_of(slot), hit->distance, hit->point, hit->normal});
+    });
+    // Nearest first; equal distances in body order, so the answer does not depend on the trees' layout.
+    std::sort(hits.begin(), hits.end(), [](const RayCastHit& a, const RayCastHit& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.body.index < b.body.index;
+    });
+    return hits;
+}
+
+std::optional<RayCastHit> DynamicsWorld::cast_ray(const Vec3& origin, const Vec3& direction,
+                                                  double max_distance, const BodyFilter& filter) const {
+    const std::vector<RayCastHit> hits = cast_ray_all(origin, direction, max_distance, filter);
+    if (hits.empty()) return std::nullopt;
+    return hits.front();
+}
+
+std::vector<BodyId> DynamicsWorld::query_box(const Vec3& min, const Vec3& max,
+                                             const BodyFilter& filter) const {
+    if (!min.allFinite() || !max.allFinite())
+        throw std::invalid_argument("min, max: expected finite numbers");
+    if ((min.array() > max.array()).any())
+        throw std::invalid_argument("min: expected min <= max in x, y and z");
+    const Aabb box{min, max};
+    std::vector<BodyId> found;
+    broad_phase_.query(box, [&](std::int32_t proxy) {
+        const std::uint32_t slot = broad_phase_.user_id(proxy);
+        const Body& b = bodies_[slot];
+        if (!b.alive || !compute_aabb(*b.shape, b.pose()).overlaps(box)) return;
+        if (!filter || filter(id_of(slot))) found.push_back(id_of(slot));
+    });
+    std::sort(found.begin(), found.end(), [](BodyId a, BodyId b) { return a.index < b.index; });
+    return found;
+}
+
+std::vector<BodyId> DynamicsWorld::query_shape(const ShapePtr& shape, const Pose& pose,
+                                               const BodyFilter& filter) const {
+    if (shape == nullptr) throw std::invalid_argument("shape: expected a shape, got none");
+    if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite())
+        throw std::invalid_argument("pose: expected finite numbers");
+    const Pose placed{pose.position, pose.orientation.normalized()};
+    const Aabb box = compute_aabb(*shape, placed);
+    std::vector<BodyId> found;
+    std::vector<Manifold> manifolds;
+    broad_phase_.query(box, [&](std::int32_t proxy) {
+        const std::uint32_t slot = broad_phase_.user_id(proxy);
+        const Body& b = bodies_[slot];
+        if (!b.alive || (filter && !filter(id_of(slot)))) return;
+        manifolds.clear();
+        if (collide(*shape, placed, *b.shape, b.pose(), CollideSettings{}, manifolds) > 0)
+            found.push_back(id_of(slot));
+    });
+    std::sort(found.begin(), found.end(), [](BodyId a, BodyId b) { return a.index < b.index; });
+    return found;
+}
+
+}  // namespace simpulse

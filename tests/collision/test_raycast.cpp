@@ -1,0 +1,105 @@
+// Ray casts against every shape type, against closed forms: the entry distance, point and normal of a ray on
+// a sphere, a turned box, a capsule, a cylinder, a cone and a hull (the box's corners, so both must agree),
+// a plane, a two-triangle mesh from both sides, a sloped height field and a compound; rays that start
+// inside a solid and rays that miss or stop short.
+#include <simpulse/collision/raycast.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace simpulse {
+namespace {
+
+// Round-off of the closed forms and of GJK's ray cast on curved shapes (its tolerance: 1e-10 of the size).
+constexpr double kTolerance = 1e-9;
+// The normal of GJK's ray cast is its last search direction, which on a curved surface converges like the
+// square root of the distance tolerance (the simplex's points close in on the hit from both sides): 1e-10 of
+// the size gives normals to about 1e-5 (measured 3.4e-6 on the cylinder's side).
+constexpr double kNormalTolerance = 1e-5;
+
+void expect_hit(const std::optional<RayHit>& hit, double distance, const Vec3& normal, const char* what) {
+    ASSERT_TRUE(hit.has_value()) << what << ": missed";
+    EXPECT_NEAR(hit->distance, distance, kTolerance) << what;
+    EXPECT_LT((hit->normal - normal).norm(), kNormalTolerance)
+        << what << ": normal " << hit->normal.transpose();
+}
+
+TEST(Raycast, ConvexShapesAgainstClosedForms) {
+    const Vec3 x = Vec3::UnitX();
+    // Sphere r 1 from (-5, 0.3, 0) along x: enters at x = -sqrt(1 - 0.09).
+    const double sx = std::sqrt(0.91);
+    expect_hit(raycast(*make_sphere(1), Pose{}, Vec3(-5, 0.3, 0), x, 10), 5 - sx, Vec3(-sx, 0.3, 0),
+               "sphere");
+    // Box turned 90 degrees about z and moved: its half extent along x is the y one.
+    const Pose turned{Vec3(2, 0, 0), Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()))};
+    expect_hit(raycast(*make_box(Vec3(0.5, 0.25, 1)), turned, Vec3(-5, 0.1, 0.2), x, 10), 7 - 0.25, -x,
+               "box");
+    // The same box as a hull of its corners.
+    std::vector<Vec3> corners;
+    for (int i = 0; i < 8; ++i)
+        corners.emplace_back(i & 1 ? 0.5 : -0.5, i & 2 ? 0.25 : -0.25, i & 4 ? 1.0 : -1.0);
+    expect_hit(raycast(*make_convex_hull(corners), turned, Vec3(-5, 0.1, 0.2), x, 10), 7 - 0.25, -x, "hull");
+    // Capsule (axis z, r 0.5, half length 1): from the side at z = 0.4 on the cylinder part; from above on
+    // the cap, entering at z = 1 + 0.5.
+    expect_hit(raycast(*make_capsule(0.5, 1), Pose{}, Vec3(-3, 0, 0.4), x, 10), 2.5, -x, "capsule side");
+    expect_hit(raycast(*make_capsule(0.5, 1), Pose{}, Vec3(0, 0, 5), -Vec3::UnitZ(), 10), 3.5, Vec3::UnitZ(),
+               "capsule cap");
+    // Cylinder (r 0.5, half height 1) from the side at y = 0.3: enters at x = -0.4; from below at the base.
+    expect_hit(raycast(*make_cylinder(0.5, 1), Pose{}, Vec3(-3, 0.3, 0.2), x, 10), 2.6, Vec3(-0.8, 0.6, 0),
+               "cylinder side");
+    expect_hit(raycast(*make_cylinder(0.5, 1), Pose{}, Vec3(0.2, 0.1, -4), Vec3::UnitZ(), 10), 3,
+               -Vec3::UnitZ(), "cylinder base");
+    // Cone (base r 1 at z = -1, apex at z = 1): straight down at radius 0.5 it enters at z = 1 - 2 * 0.5 = 0;
+    // the surface normal there is (2, 0, 1) / sqrt(5) (slope r / h = 1 / 2).
+    expect_hit(raycast(*make_cone(1, 1), Pose{}, Vec3(0.5, 0, 3), -Vec3::UnitZ(), 10), 3,
+               Vec3(2, 0, 1).normalized(), "cone");
+}
+
+TEST(Raycast, StartsInsideMissesAndStopsShort) {
+    const auto inside = raycast(*make_box(Vec3::Ones()), Pose{}, Vec3(0.2, 0, 0), Vec3::UnitX(), 10);
+    ASSERT_TRUE(inside.has_value());
+    EXPECT_EQ(inside->distance, 0);
+    EXPECT_FALSE(raycast(*make_sphere(1), Pose{}, Vec3(-5, 1.01, 0), Vec3::UnitX(), 10).has_value());
+    EXPECT_FALSE(raycast(*make_cylinder(1, 1), Pose{}, Vec3(-5, 0, 0), -Vec3::UnitX(), 100).has_value());
+    // The cone's radius at z = 0 is 0.5: the ray from x = -5 reaches it after 4.5.
+    EXPECT_FALSE(raycast(*make_cone(1, 1), Pose{}, Vec3(-5, 0, 0), Vec3::UnitX(), 4.4).has_value());
+    EXPECT_TRUE(raycast(*make_cone(1, 1), Pose{}, Vec3(-5, 0, 0), Vec3::UnitX(), 4.6).has_value());
+}
+
+TEST(Raycast, PlaneMeshHeightFieldAndCompound) {
+    // Plane z = 1 (the solid below): a ray down from z = 4 at 45 degrees travels 3 sqrt(2).
+    const Vec3 slanted = Vec3(1, 0, -1).normalized();
+    expect_hit(raycast(*make_plane(Vec3::UnitZ(), 1), Pose{}, Vec3(0, 0, 4), slanted, 10), 3 * std::sqrt(2.0),
+               Vec3::UnitZ(), "plane");
+    // A square of two triangles in z = 0, hit from above and from below (the normal faces the ray).
+    const ShapePtr square = make_triangle_mesh(
+        {Vec3(-1, -1, 0), Vec3(1, -1, 0), Vec3(1, 1, 0), Vec3(-1, 1, 0)}, {{0, 1, 2}, {0, 2, 3}});
+    expect_hit(raycast(*square, Pose{}, Vec3(0.3, -0.2, 2), -Vec3::UnitZ(), 10), 2, Vec3::UnitZ(),
+               "mesh above");
+    expect_hit(raycast(*square, Pose{}, Vec3(0.3, -0.2, -2), Vec3::UnitZ(), 10), 2, -Vec3::UnitZ(),
+               "mesh below");
+    // Height field of the plane z = 0.1 x + 0.2 y on a 21 x 11 grid of 0.5 m from (-5, -2.5): planar, so its
+    // triangles are the plane. A ray from (-4, 1, 5) along (1, 0.2, -1) / |.| crosses many cells before the
+    // plane: 0.1 (-4 + s) + 0.2 (1 + 0.2 s) = 5 - s, s = 5.2 / 1.14 in units of the unnormalised direction.
+    std::vector<double> heights;
+    for (int i = 0; i < 11; ++i)
+        for (int j = 0; j < 21; ++j) heights.push_back(0.1 * (-5 + 0.5 * j) + 0.2 * (-2.5 + 0.5 * i));
+    const ShapePtr field = make_height_field(Vec2(-5, -2.5), Vec2(0.5, 0.5), 11, 21, heights);
+    const Vec3 direction(1, 0.2, -1);
+    const double s = 5.2 / 1.14;
+    expect_hit(raycast(*field, Pose{}, Vec3(-4, 1, 5), direction.normalized(), 20), s * direction.norm(),
+               Vec3(-0.1, -0.2, 1).normalized(), "height field");
+    EXPECT_FALSE(raycast(*field, Pose{}, Vec3(-4, 1, 5), Vec3(-1, 0, 0), 20).has_value());
+    // Compound of two unit spheres at x = 0 and x = 3: a ray along -x from x = 10 hits the nearer one,
+    // child 1.
+    std::vector<CompoundChild> children{{make_sphere(1), Pose{}},
+                                        {make_sphere(1), Pose{Vec3(3, 0, 0), Quat::Identity()}}};
+    const auto hit = raycast(*make_compound(children), Pose{}, Vec3(10, 0, 0), -Vec3::UnitX(), 20);
+    expect_hit(hit, 6, Vec3::UnitX(), "compound");
+    EXPECT_EQ(hit->sub, 1u);
+}
+
+}  // namespace
+}  // namespace simpulse

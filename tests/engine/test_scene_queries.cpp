@@ -1,0 +1,90 @@
+// Scene queries of the embedding API (issue 23): ray casts (closest, all hits, filtered), bodies in a box and
+// bodies overlapping a shape, on a world of a ground plane, two stacked-apart boxes and a sphere, against the
+// distances the geometry gives; invalid arguments are error values naming the field.
+#include "world_fixture.h"
+
+#include <simpulse/world.h>
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace simpulse::test {
+namespace {
+
+struct QueryWorld {
+    World world;
+    BodyId ground, low, high, ball;
+    QueryWorld() {
+        ground = add_ground(world).value();
+        low = world.create_body(box_desc(Vec3(0.5, 0.5, 0.5), Vec3(0, 0, 0.5))).value();  // z 0 .. 1
+        high = world.create_body(box_desc(Vec3(0.5, 0.5, 0.5), Vec3(0, 0, 3))).value();   // z 2.5 .. 3.5
+        ball = world.create_body(sphere_desc(1, Vec3(5, 0, 1))).value();                  // x 4 .. 6
+    }
+};
+
+TEST(SceneQueries, RayCastsFindTheNearestBodyAndEveryBodyInOrder) {
+    QueryWorld q;
+    const Vec3 down = -Vec3::UnitZ();
+    const auto nearest = q.world.cast_ray(Vec3(0.1, 0.2, 10), down, 100).value();
+    ASSERT_TRUE(nearest.has_value());
+    EXPECT_EQ(nearest->body, q.high);
+    EXPECT_NEAR(nearest->distance, 6.5, 1e-12);
+    EXPECT_LT((nearest->point - Vec3(0.1, 0.2, 3.5)).norm(), 1e-12);
+    EXPECT_LT((nearest->normal - Vec3::UnitZ()).norm(), 1e-12);
+
+    const std::vector<RayCastHit> all = q.world.cast_ray_all(Vec3(0.1, 0.2, 10), down * 3, 100).value();
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].body, q.high);
+    EXPECT_EQ(all[1].body, q.low);
+    EXPECT_EQ(all[2].body, q.ground);
+    EXPECT_NEAR(all[1].distance, 9, 1e-12);
+    EXPECT_NEAR(all[2].distance, 10, 1e-12);
+
+    const auto skip_high =
+        q.world.cast_ray(Vec3(0.1, 0.2, 10), down, 100, [&](BodyId b) { return b != q.high; });
+    ASSERT_TRUE(skip_high.value().has_value());
+    EXPECT_EQ(skip_high.value()->body, q.low);
+
+    // Along x at z = 1 through the ball's centre height: the ball (entering at x = 4) after 14 m; stopped
+    // short at 13 m nothing; the box is below the ray's line (its top is z = 1, the ray at z = 1.2).
+    const auto side = q.world.cast_ray(Vec3(-10, 0, 1.2), Vec3::UnitX(), 20).value();
+    ASSERT_TRUE(side.has_value());
+    EXPECT_EQ(side->body, q.ball);
+    EXPECT_NEAR(side->distance, 10 + 5 - std::sqrt(1 - 0.04), 1e-9);
+    EXPECT_FALSE(q.world.cast_ray(Vec3(-10, 0, 1.2), Vec3::UnitX(), 13).value().has_value());
+}
+
+TEST(SceneQueries, BoxAndShapeQueriesFindTheOverlappingBodies) {
+    QueryWorld q;
+    // The box around the ball; the ground plane's box is unbounded, so it is in every box query.
+    const std::vector<BodyId> in_box = q.world.query_box(Vec3(3.5, -1, 0.5), Vec3(4.5, 1, 1.5)).value();
+    EXPECT_EQ(in_box, (std::vector<BodyId>{q.ground, q.ball}));
+    const auto dynamic_only = [&](BodyId b) { return b != q.ground; };
+    EXPECT_EQ(q.world.query_box(Vec3(-1, -1, 0.9), Vec3(1, 1, 2.6), dynamic_only).value(),
+              (std::vector<BodyId>{q.low, q.high}));
+    // A sphere of 0.6 m at z = 1.5 overlaps the low box (top 1.0, the sphere's bottom 0.9), not the high one
+    // (bottom 2.5, the sphere's top 2.1) nor the ground.
+    const ShapePtr probe = create_sphere(0.6).value();
+    EXPECT_EQ(q.world.query_shape(probe, Pose{Vec3(0, 0, 1.5), Quat::Identity()}).value(),
+              (std::vector<BodyId>{q.low}));
+    EXPECT_TRUE(q.world.query_shape(probe, Pose{Vec3(0, 0, 1.75), Quat::Identity()}).value().empty());
+}
+
+TEST(SceneQueries, InvalidArgumentsAreErrorValuesNamingTheField) {
+    QueryWorld q;
+    const auto zero = q.world.cast_ray(Vec3::Zero(), Vec3::Zero(), 1);
+    ASSERT_FALSE(zero.ok());
+    EXPECT_EQ(zero.error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(zero.error().message, "direction: expected a non-zero vector of finite numbers");
+    EXPECT_EQ(q.world.cast_ray_all(Vec3(0, 0, std::nan("")), Vec3::UnitX(), 1).error().message,
+              "origin: expected finite numbers");
+    EXPECT_EQ(q.world.cast_ray(Vec3::Zero(), Vec3::UnitX(), -1).error().message,
+              "max_distance: expected a positive length");
+    EXPECT_EQ(q.world.query_box(Vec3(1, 0, 0), Vec3(0, 1, 1)).error().message,
+              "min: expected min <= max in x, y and z");
+    EXPECT_EQ(q.world.query_shape(nullptr, Pose{}).error().message, "shape: expected a shape, got none");
+}
+
+}  // namespace
+}  // namespace simpulse::test
