@@ -31,6 +31,8 @@ void DynamicsWorld::collision_stage(double dt) {
         const Body& b = bodies_[ib];
         if (!a.alive || !b.alive || (frozen(ia) && frozen(ib))) return false;
         if (!a.bounds.overlaps(b.bounds)) return false;  // fat boxes overlap, the tight ones do not
+        if ((a.collision_group & b.collision_mask) == 0 || (b.collision_group & a.collision_mask) == 0)
+            return false;
         return !std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
                                    std::pair{std::min(ia, ib), std::max(ia, ib)});
     };

@@ -110,6 +110,8 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
     b.shape = desc.shape;
     b.material = desc.material;
     b.user_data = desc.user_data;
+    b.collision_group = desc.collision_group;
+    b.collision_mask = desc.collision_mask;
     b.is_static = desc.is_static;
     b.orientation = desc.pose.orientation.normalized();
     if (!desc.is_static) {
@@ -245,6 +247,16 @@ void DynamicsWorld::set_velocity(BodyId id, const Vec3& velocity) {
     wake(id);
     Body& b = body_mut(id);
     if (!b.is_static) b.velocity = velocity;
+}
+
+void DynamicsWorld::set_collision_filter(BodyId id, std::uint32_t group, std::uint32_t mask) {
+    Body& b = body_mut(id);
+    b.collision_group = group;
+    b.collision_mask = mask;
+    if (!b.is_static)
+        wake(id);  // a body resting on what it no longer collides with must fall
+    else
+        wake_around_static(id.index, b.bounds);
 }
 
 void DynamicsWorld::set_angular_velocity(BodyId id, const Vec3& angular_velocity) {

@@ -141,6 +141,9 @@ Status World::set_pose(BodyId id, const Pose& pose) {
 Status World::set_velocity(BodyId id, const Vec3& v) {
     return guarded([&] { world_->set_velocity(id, v); });
 }
+Status World::set_collision_filter(BodyId id, std::uint32_t group, std::uint32_t mask) {
+    return guarded([&] { world_->set_collision_filter(id, group, mask); });
+}
 Status World::set_angular_velocity(BodyId id, const Vec3& w) {
     return guarded([&] { world_->set_angular_velocity(id, w); });
 }

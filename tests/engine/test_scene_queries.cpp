@@ -1,6 +1,7 @@
 // Scene queries of the embedding API (issue 23): ray casts (closest, all hits, filtered), bodies in a box and
 // bodies overlapping a shape, on a world of a ground plane, two stacked-apart boxes and a sphere, against the
-// distances the geometry gives; invalid arguments are error values naming the field.
+// distances the geometry gives; invalid arguments are error values naming the field. And collision
+// filtering: groups and masks decide which bodies collide.
 #include "world_fixture.h"
 
 #include <simpulse/world.h>
@@ -84,6 +85,44 @@ TEST(SceneQueries, InvalidArgumentsAreErrorValuesNamingTheField) {
     EXPECT_EQ(q.world.query_box(Vec3(1, 0, 0), Vec3(0, 1, 1)).error().message,
               "min: expected min <= max in x, y and z");
     EXPECT_EQ(q.world.query_shape(nullptr, Pose{}).error().message, "shape: expected a shape, got none");
+}
+
+// A ball dropped on a box on the ground: by default it comes to rest on the box (its centre r above the box's
+// top, within the position projection's 0.5 mm slop); in a group the box's mask leaves out, it falls through
+// the box to the ground; and a filter changed at run time drops a ball resting on the box to the ground.
+TEST(CollisionFiltering, GroupsAndMasksDecideWhichBodiesCollide) {
+    const double r = 0.1, slop = 5e-4;
+    auto drop = [&](std::uint32_t ball_group, std::uint32_t box_mask) {
+        World w;
+        add_ground(w).value();
+        BodyDesc box = box_desc(Vec3(0.5, 0.5, 0.5), Vec3(0, 0, 0.5));
+        box.collision_mask = box_mask;
+        const BodyId box_id = w.create_body(box).value();
+        BodyDesc ball = sphere_desc(r, Vec3(0, 0, 2));
+        ball.collision_group = ball_group;
+        const BodyId ball_id = w.create_body(ball).value();
+        for (int i = 0; i < 180; ++i) EXPECT_TRUE(w.step(1.0 / 60).ok());
+        return std::pair{w.state(ball_id).value().pose.position.z(),
+                         w.state(box_id).value().pose.position.z()};
+    };
+    const auto [on_box, box_z] = drop(1, 0xffffffffu);
+    EXPECT_NEAR(on_box, 1 + r, slop) << "the ball should rest on the box";
+    const auto [through, unmoved_box] = drop(2, ~2u);
+    EXPECT_NEAR(through, r, slop) << "the ball should pass the box and rest on the ground";
+    EXPECT_NEAR(unmoved_box, 0.5, slop);
+
+    World w;
+    add_ground(w).value();
+    const BodyId box = w.create_body(box_desc(Vec3(0.5, 0.5, 0.5), Vec3(0, 0, 0.5))).value();
+    const BodyId ball = w.create_body(sphere_desc(r, Vec3(0, 0, 1 + r))).value();
+    for (int i = 0; i < 60; ++i) ASSERT_TRUE(w.step(1.0 / 60).ok());
+    ASSERT_NEAR(w.state(ball).value().pose.position.z(), 1 + r, slop);
+    ASSERT_TRUE(w.set_collision_filter(ball, 2, 0xffffffffu).ok());
+    ASSERT_TRUE(w.set_collision_filter(box, 1, ~2u).ok());  // the box no longer sees group 2
+    for (int i = 0; i < 120; ++i) ASSERT_TRUE(w.step(1.0 / 60).ok());
+    EXPECT_NEAR(w.state(ball).value().pose.position.z(), r, slop) << "the ball should fall to the ground";
+    EXPECT_NEAR(w.state(box).value().pose.position.z(), 0.5, slop);
+    EXPECT_EQ(w.set_collision_filter(BodyId{99, 1}, 1, 1).error().code, ErrorCode::invalid_id);
 }
 
 }  // namespace

@@ -113,8 +113,16 @@ TEST(SceneValidation, UnknownBodyKey) {
     EXPECT_EQ(
         scene_error(with_body(R"({"name": "b", "colour": "red", "shape": {"type": "sphere", "radius": 1}})")),
         "scene.json: /bodies/1/colour: unknown key; expected one of name, shape, material, static, mass, "
-        "density, "
-        "position, orientation, velocity, angular_velocity, array");
+        "density, position, orientation, velocity, angular_velocity, collision_group, collision_mask, array");
+    EXPECT_EQ(
+        scene_error(
+            with_body(R"({"name": "b", "collision_mask": -1, "shape": {"type": "sphere", "radius": 1}})")),
+        "scene.json: /bodies/1/collision_mask: expected an integer in [0, 4294967295] (32 bits), got -1");
+    EXPECT_EQ(
+        scene_error(with_body(
+            R"({"name": "b", "collision_group": 4294967296, "shape": {"type": "sphere", "radius": 1}})")),
+        "scene.json: /bodies/1/collision_group: expected an integer in [0, 4294967295] (32 bits), got "
+        "4294967296");
 }
 
 TEST(SceneValidation, UnknownShapeKey) {

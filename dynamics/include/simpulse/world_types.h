@@ -53,6 +53,11 @@ struct BodyDesc {
     std::optional<double> mass;  // overrides density (inertia scaled to match)
     MaterialId material = 0;
     std::uint64_t user_data = 0;
+    // Collision filtering: two bodies collide only when each one's group shares a bit with the other's mask,
+    // (a.group & b.mask) != 0 and (b.group & a.mask) != 0. By default every body is in group 1 and collides
+    // with every group.
+    std::uint32_t collision_group = 1;
+    std::uint32_t collision_mask = 0xffffffffu;
 };
 
 struct SpringDesc {

@@ -78,6 +78,8 @@ class World {
     Status set_pose(BodyId id, const Pose& pose);
     Status set_velocity(BodyId id, const Vec3& velocity);
     Status set_angular_velocity(BodyId id, const Vec3& angular_velocity);
+    // Collision filtering (BodyDesc::collision_group, collision_mask), from the next step.
+    Status set_collision_filter(BodyId id, std::uint32_t group, std::uint32_t mask);
 
     // Forces and torques act during the next step only; impulses change the velocity immediately.
     Status add_force(BodyId id, const Vec3& force);

@@ -67,6 +67,8 @@ class DynamicsWorld {
     void set_pose(BodyId id, const Pose& pose);
     void set_velocity(BodyId id, const Vec3& velocity);
     void set_angular_velocity(BodyId id, const Vec3& angular_velocity);
+    // BodyDesc::collision_group and collision_mask; takes effect from the next step.
+    void set_collision_filter(BodyId id, std::uint32_t group, std::uint32_t mask);
     // Forces persist until the end of the next step. Points are world points.
     void add_force(BodyId id, const Vec3& force);
     void add_force_at_point(BodyId id, const Vec3& force, const Vec3& point);
