@@ -1,7 +1,7 @@
 // Scene queries of the embedding API (issue 23): ray casts (closest, all hits, filtered), bodies in a box and
 // bodies overlapping a shape, on a world of a ground plane, two stacked-apart boxes and a sphere, against the
 // distances the geometry gives; invalid arguments are error values naming the field. And collision
-// filtering: groups and masks decide which bodies collide.
+// filtering: groups and masks decide which bodies collide; contact events carry their pair's impulse.
 #include "world_fixture.h"
 
 #include <simpulse/world.h>
@@ -123,6 +123,32 @@ TEST(CollisionFiltering, GroupsAndMasksDecideWhichBodiesCollide) {
     EXPECT_NEAR(w.state(ball).value().pose.position.z(), r, slop) << "the ball should fall to the ground";
     EXPECT_NEAR(w.state(box).value().pose.position.z(), 0.5, slop);
     EXPECT_EQ(w.set_collision_filter(BodyId{99, 1}, 1, 1).error().code, ErrorCode::invalid_id);
+}
+
+// A 2 kg ball resting on the ground (sleeping off): its contact begins in the first step and, with
+// persist_events, persists in every later one, each time carrying the ball's weight over the step, m g dt
+// (the exact solve's impulse; 1e-9 relative). Without persist_events only the begin is reported.
+TEST(ContactEvents, PersistEventsCarryThePairsImpulse) {
+    for (const bool persist : {true, false}) {
+        WorldSettings s;
+        s.allow_sleeping = false;
+        s.persist_events = persist;
+        World w = World::create(s).value();
+        add_ground(w).value();
+        const double mass = 2, r = 0.1, dt = 1.0 / 60;
+        w.create_body(sphere_desc(r, Vec3(0, 0, r), mass)).value();
+        std::vector<ContactEvent> seen;
+        w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); });
+        for (int i = 0; i < 10; ++i) ASSERT_TRUE(w.step(dt).ok());
+        ASSERT_EQ(seen.size(), persist ? 10u : 1u);
+        EXPECT_EQ(seen.front().type, ContactEvent::Type::begin);
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+            if (k > 0) {
+                EXPECT_EQ(seen[k].type, ContactEvent::Type::persist);
+            }
+            EXPECT_NEAR(seen[k].impulse, mass * 9.81 * dt, 1e-9 * mass * 9.81 * dt) << "event " << k;
+        }
+    }
 }
 
 }  // namespace

@@ -162,16 +162,24 @@ struct WorldSettings {
     bool allow_sleeping = true;
     double sleep_speed = 0.02;
     double sleep_time = 0.5;
+    // Also report a contact_persist event in every substep for every pair that touched in the previous one
+    // too (with its impulse); off by default, as a resting pile of n bodies gives ~3 n of them per step.
+    bool persist_events = false;
 };
 
 struct ContactEvent {
-    enum class Type { begin, end };
+    // begin: a pair starts touching; persist: it touched in the previous substep too (only with
+    // WorldSettings::persist_events); end: it stopped touching.
+    enum class Type { begin, end, persist };
     Type type = Type::begin;
     double time = 0;  // simulated time at the end of the step in which it happened
     BodyId a;         // a was created before b
     BodyId b;
     std::uint64_t order_a = 0;  // creation order (stable even after a body is destroyed)
     std::uint64_t order_b = 0;
+    // begin and persist: the normal impulse the pair's contact points carried in the substep, N s (0 for
+    // a pair that sleeps: it was not solved).
+    double impulse = 0;
 };
 
 struct Energy {

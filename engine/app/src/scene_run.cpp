@@ -95,6 +95,7 @@ RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& op
         report.steps = sw.world.step_count();
         report.time = sw.world.time();
         for (const ContactEvent& e : sw.world.contact_events()) {
+            if (e.type == ContactEvent::Type::persist) continue;  // results list begins and ends
             const std::size_t a = index_of(e.a), b = index_of(e.b);
             report.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
         }

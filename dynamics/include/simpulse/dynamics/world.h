@@ -179,6 +179,7 @@ class DynamicsWorld {
     struct TouchingPair {
         std::uint64_t order_a, order_b;  // creation orders, order_a < order_b
         BodyId a, b;
+        double impulse = 0;  // normal impulse of its points in the substep
     };
     std::vector<TouchingPair> touching_;  // sorted by creation orders
     std::vector<TouchingPair> touching_prev_;
