@@ -13,9 +13,10 @@ namespace simpulse {
 void DynamicsWorld::collision_stage(double dt) {
     const double margin = settings_.contact_margin;
     // Speculative distance per body: how far its surface can move in this step, so a fast body is caught
-    // before it penetrates while resting bodies keep few speculative contacts.
+    // before it penetrates while resting bodies keep few speculative contacts (continuous collision; none
+    // for a body with ccd off).
     auto reach = [dt](const Body& body) {
-        return body.is_static || body.asleep
+        return body.is_static || body.asleep || !body.ccd
                    ? 0.0
                    : dt * (body.velocity.norm() + body.angular_velocity.norm() * body.bounding_radius);
     };

@@ -110,6 +110,7 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
     b.shape = desc.shape;
     b.material = desc.material;
     b.user_data = desc.user_data;
+    b.ccd = desc.ccd;
     b.collision_group = desc.collision_group;
     b.collision_mask = desc.collision_mask;
     b.is_static = desc.is_static;

@@ -113,7 +113,7 @@ TEST(SceneValidation, UnknownBodyKey) {
     EXPECT_EQ(
         scene_error(with_body(R"({"name": "b", "colour": "red", "shape": {"type": "sphere", "radius": 1}})")),
         "scene.json: /bodies/1/colour: unknown key; expected one of name, shape, material, static, mass, "
-        "density, position, orientation, velocity, angular_velocity, collision_group, collision_mask, array");
+        "density, position, orientation, velocity, angular_velocity, collision_group, collision_mask, ccd, array");
     EXPECT_EQ(
         scene_error(
             with_body(R"({"name": "b", "collision_mask": -1, "shape": {"type": "sphere", "radius": 1}})")),

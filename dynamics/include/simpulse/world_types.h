@@ -58,6 +58,10 @@ struct BodyDesc {
     // with every group.
     std::uint32_t collision_group = 1;
     std::uint32_t collision_mask = 0xffffffffu;
+    // Continuous collision: the body's contacts are sought over the distance it can move in a step
+    // (speculative contacts), so a fast body is stopped before it passes through another. false: only within
+    // the contact margin (cheaper for many fast bodies that need not stop, e.g. debris).
+    bool ccd = true;
 };
 
 struct SpringDesc {

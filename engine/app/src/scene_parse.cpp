@@ -345,7 +345,7 @@ class SceneParser {
         for_each_member(
             node,
             {"name", "shape", "material", "static", "mass", "density", "position", "orientation", "velocity",
-             "angular_velocity", "collision_group", "collision_mask", "array"},
+             "angular_velocity", "collision_group", "collision_mask", "ccd", "array"},
             [&](std::string_view key, const Node& v) {
                 if (key == "name") {
                     name = read_string(v);
@@ -376,6 +376,8 @@ class SceneParser {
                     b.desc.velocity = read_vec3(v);
                 } else if (key == "angular_velocity") {
                     b.desc.angular_velocity = read_vec3(v);
+                } else if (key == "ccd") {
+                    b.desc.ccd = read_bool(v);
                 } else if (key == "collision_group" || key == "collision_mask") {
                     const auto bits = static_cast<std::uint32_t>(
                         read_integer(v, 0, 0xffffffffLL, "an integer in [0, 4294967295] (32 bits)"));

@@ -36,6 +36,7 @@ struct Body {
     double bounding_radius = 0;  // bound on the distance of the shape's points from the centre of mass
     ShapePtr shape;
     MaterialId material = 0;
+    bool ccd = true;                    // BodyDesc::ccd
     std::uint32_t collision_group = 1;  // BodyDesc::collision_group, collision_mask
     std::uint32_t collision_mask = 0xffffffffu;
     std::uint64_t user_data = 0;
