@@ -3,6 +3,7 @@
 #pragma once
 
 #include "blcp.h"
+#include "joints/joint_rows.h"
 #include "newton.h"
 #include "rows.h"
 
@@ -46,8 +47,8 @@ struct JointLevers {
     double length = 0;
 };
 
-// Warm-start slots per joint (the most rows a joint type has).
-inline constexpr std::size_t kJointSlots = 6;
+// Warm-start slots per joint: the most rows a joint has (its type's rows, limits and motor).
+inline constexpr std::size_t kJointSlots = static_cast<std::size_t>(kMaxJointRows);
 
 // Momentum, angular momentum (about the origin), kinetic energy, mass, centre of mass and inertia tensor
 // about it of a set of bodies (world frame).
