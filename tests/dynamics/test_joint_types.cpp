@@ -30,6 +30,21 @@ JointDesc joint_to_world(JointType type, BodyId body, const Vec3& anchor, const 
     return j;
 }
 
+// Period of a body swinging through x = 0: the mean time between its downward (+x to -x) crossings, from up
+// to 11 crossings within 20,000 steps of dt, each interpolated linearly within its step; 0 with fewer than 6.
+double swing_period(DynamicsWorld& w, BodyId body, double dt) {
+    std::vector<double> crossings;
+    double previous = w.body(body).com_position.x();
+    for (int i = 1; i < 20000 && crossings.size() < 11; ++i) {
+        if (!w.step(dt).ok) return 0;
+        const double x = w.body(body).com_position.x();
+        if (previous > 0 && x <= 0) crossings.push_back((i - 1 + previous / (previous - x)) * dt);
+        previous = x;
+    }
+    if (crossings.size() < 6) return 0;
+    return (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+}
+
 // A rod (box 2h x 2t x 2t along x) hinged to the world at its end about the y axis, its centre a distance h
 // from the hinge. Released at `angle` below the horizontal.
 struct HingedRod {
@@ -53,16 +68,8 @@ struct HingedRod {
 TEST(JointTypes, HingedRodSwingsWithThePhysicalPendulumPeriod) {
     const double amplitude = 0.05, dt = 1.0 / 1000;
     HingedRod p(kPi / 2 - amplitude, WorldSettings{});  // hanging, turned `amplitude` from the vertical
-    std::vector<double> crossings;
-    double previous = p.world.body(p.rod).com_position.x();
-    for (int i = 1; i < 20000 && crossings.size() < 11; ++i) {
-        ASSERT_TRUE(p.world.step(dt).ok);
-        const double x = p.world.body(p.rod).com_position.x();
-        if (previous > 0 && x <= 0) crossings.push_back((i - 1 + previous / (previous - x)) * dt);
-        previous = x;
-    }
-    ASSERT_GE(crossings.size(), 6u);
-    const double period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    const double period = swing_period(p.world, p.rod, dt);
+    ASSERT_GT(period, 0) << "fewer than 6 downward crossings of x = 0 in 20 s";
     const double expected =
         2 * kPi * std::sqrt(p.pivot_inertia() / (p.mass * kG * p.h)) * (1 + amplitude * amplitude / 16);
     // The step's phase error is O(dt^2): (w dt)^2 / 24 = 1e-7 of the period at w = 2 pi / 1.2 s.
@@ -188,16 +195,8 @@ TEST(JointTypes, RodPendulumSwingsWithTheSimplePendulumPeriod) {
     JointDesc j = joint_to_world(JointType::distance, ball, w.body(ball).com_position);
     j.anchor_b = Vec3::Zero();
     w.add_joint(j);
-    std::vector<double> crossings;
-    double previous = w.body(ball).com_position.x();
-    for (int i = 1; i < 20000 && crossings.size() < 11; ++i) {
-        ASSERT_TRUE(w.step(dt).ok);
-        const double x = w.body(ball).com_position.x();
-        if (previous > 0 && x <= 0) crossings.push_back((i - 1 + previous / (previous - x)) * dt);
-        previous = x;
-    }
-    ASSERT_GE(crossings.size(), 6u);
-    const double period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    const double period = swing_period(w, ball, dt);
+    ASSERT_GT(period, 0) << "fewer than 6 downward crossings of x = 0 in 20 s";
     const double expected = 2 * kPi * std::sqrt(length / kG) * (1 + amplitude * amplitude / 16);
     EXPECT_NEAR(period / expected, 1.0, 1e-3)
         << "period " << period << " s, closed form " << expected << " s";
