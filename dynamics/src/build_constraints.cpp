@@ -58,12 +58,8 @@ JointConstraint DynamicsWorld::joint_constraint(const Joint& j) const {
     }
     c.min_length = j.min_length;
     c.max_length = j.max_length;
-    c.limited = j.limited;
-    c.lower = j.lower;
-    c.upper = j.upper;
+    c.limit = j.limit;
     c.motor = j.motor;
-    c.motor_speed = j.motor_speed;
-    c.motor_max_force = j.motor_max_force;
     return c;
 }
 

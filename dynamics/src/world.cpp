@@ -405,22 +405,28 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
             "max_length: expected a number (negative: unset)");
     const bool has_axis = desc.type == JointType::hinge || desc.type == JointType::slider;
     require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
-    if (desc.motor) {
+    if (desc.motor.enabled) {
         require(has_axis, "motor: only hinge and slider joints have motors");
-        require(std::isfinite(desc.motor_speed), "motor_speed: expected a finite number");
-        require_non_negative(desc.motor_max_force, "motor_max_force");
+        require(std::isfinite(desc.motor.speed), "motor.speed: expected a finite number");
+        require_non_negative(desc.motor.max_force, "motor.max_force");
     }
-    if (desc.limited) {
+    if (desc.limit.enabled) {
         require(has_axis,
-                "limited: only hinge and slider joints have limits (distance joints: min/max_length)");
-        require(!std::isnan(desc.lower) && !std::isnan(desc.upper), "lower, upper: expected numbers");
-        require(desc.lower <= desc.upper, "lower: expected at most upper (" + number_text(desc.upper) +
-                                              "), got " + number_text(desc.lower));
+                "limit: only hinge and slider joints have limits (distance joints: min/max_length)");
+        require(!std::isnan(desc.limit.lower) && !std::isnan(desc.limit.upper),
+                "limit.lower, limit.upper: expected numbers");
+        require(desc.limit.lower <= desc.limit.upper, "limit.lower: expected at most limit.upper (" +
+                                                          number_text(desc.limit.upper) + "), got " +
+                                                          number_text(desc.limit.lower));
         const double pi = std::numbers::pi;
-        require(desc.type != JointType::hinge || (desc.lower >= -pi && desc.upper <= pi),
-                "lower, upper: a hinge's limits are angles in [-pi, pi], got [" + number_text(desc.lower) +
-                    ", " + number_text(desc.upper) + "]");
+        require(desc.type != JointType::hinge || (desc.limit.lower >= -pi && desc.limit.upper <= pi),
+                "limit.lower, limit.upper: a hinge's limits are angles in [-pi, pi], got [" +
+                    number_text(desc.limit.lower) + ", " + number_text(desc.limit.upper) + "]");
     }
+    require(desc.limit.restitution >= 0 && desc.limit.restitution <= 1,
+            "limit.restitution: expected a number in [0, 1], got " + number_text(desc.limit.restitution));
+    require(desc.limit.restitution == 0 || has_axis || desc.type == JointType::distance,
+            "limit.restitution: only hinge, slider and distance joints have limits");
     require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};
     require_id(is_valid(desc.body_a), "body_a");
@@ -451,12 +457,8 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     }
     j.min_length = range.first;
     j.max_length = range.second;
-    j.limited = desc.limited;
-    j.lower = desc.limited ? desc.lower : 0.0;
-    j.upper = desc.limited ? desc.upper : 0.0;
-    j.motor = desc.motor;
-    j.motor_speed = desc.motor ? desc.motor_speed : 0.0;
-    j.motor_max_force = desc.motor ? desc.motor_max_force : 0.0;
+    j.limit = desc.limit.enabled ? desc.limit : JointLimit{.restitution = desc.limit.restitution};
+    j.motor = desc.motor.enabled ? desc.motor : JointMotor{};
     j.reaction = {};
     j.collide_connected = desc.collide_connected;
     j.generation += 1;

@@ -119,22 +119,29 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
     // (a Newton's cradle whose balls have drifted apart): they take part in the same impact and restitute
     // too, with plain e (no timing within the step: they closed at its end). Contacts that carried an impulse
     // in the previous step (persistent: resting, leaning, sliding) get none: their load is not an impact's.
+    // A joint's limit rows restitute like contacts, with the limit's coefficient and without the timing
+    // within the step (a limit bounces from where the step finds it: its energy is kept, its phase may lag
+    // by up to a step).
+    const auto restitution = [&](const Row& r) { return row_restitution(r, contacts, joint_levers); };
     const bool impact = std::any_of(island_rows.begin(), island_rows.end(), [&](const Row& r) {
         const std::size_t i = static_cast<std::size_t>(&r - island_rows.data());
-        return r.kind == RowKind::normal && r.lambda > 0 && contacts[r.source].restitution > 0 &&
+        return detail::unilateral(r.kind) && r.lambda > 0 && restitution(r) > 0 &&
                is_impact(r, approach[i], settings);
     });
     for (std::size_t i = 0; impact && i < island_rows.size(); ++i) {
         Row& r = island_rows[i];
-        if (r.kind != RowKind::normal || r.lambda <= 0) continue;
-        const ContactConstraint& c = contacts[r.source];
-        if (c.restitution <= 0 || r.persistent) continue;
+        if (!detail::unilateral(r.kind) || r.lambda <= 0) continue;
+        const double e = restitution(r);
+        if (e <= 0 || r.persistent) continue;
         any_restitution = true;
-        if (!is_impact(r, approach[i], settings)) {  // compressed by the impact of another contact
-            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
-            allowance += c.restitution * r.lambda * phase_1_residual;
+        // Compressed by the impact of another contact, or a limit.
+        if (r.kind == RowKind::limit || !is_impact(r, approach[i], settings)) {
+            const double factor = r.kind == RowKind::limit ? limit_rebound_factor(i, bodies, e) : e;
+            detail::apply_row_impulse(r, factor * r.lambda, bodies);
+            allowance += factor * r.lambda * phase_1_residual;
             continue;
         }
+        const ContactConstraint& c = contacts[r.source];
         const ImpactTiming timing = impact_timing(r, c, approach[i], bodies, dt);
         detail::apply_row_impulse(r, timing.factor * r.lambda, bodies);
         const double speed = -approach[i];
@@ -169,12 +176,13 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
         any_restitution = false;
         for (std::size_t i = 0; i < recheck_rows.size(); ++i) {
             const Row& r = recheck_rows[i];
-            if (r.kind != RowKind::normal || r.lambda <= 0) continue;
-            const ContactConstraint& c = contacts[r.source];
-            if (c.restitution <= 0 || r.persistent) continue;  // every compressed contact takes part
-            detail::apply_row_impulse(r, c.restitution * r.lambda, bodies);
+            if (!detail::unilateral(r.kind) || r.lambda <= 0) continue;
+            const double e = restitution(r);
+            if (e <= 0 || r.persistent) continue;  // every compressed contact takes part
+            detail::apply_row_impulse(r, e * r.lambda, bodies);
             any_restitution = true;
-            stats.impact_gap = std::max(stats.impact_gap, -c.depth);
+            if (r.kind == RowKind::normal)
+                stats.impact_gap = std::max(stats.impact_gap, -contacts[r.source].depth);
         }
     }
     return restituted;
@@ -193,18 +201,20 @@ void detail::IslandWorker::gather_island(std::span<const std::uint32_t> order, s
     stats.largest_island_rows = std::max(stats.largest_island_rows, static_cast<int>(island_rows.size()));
 }
 
-detail::IslandPass detail::IslandWorker::prepare_island(std::span<const SolverBody> bodies,
+detail::IslandPass detail::IslandWorker::prepare_island(std::span<SolverBody> bodies,
                                                         std::span<const ContactConstraint> contacts,
                                                         double dt, const SolverSettings& settings) {
     detail::IslandPass pass;
     approach.resize(island_rows.size());
+    bool limit_bounce = false;
     for (std::size_t i = 0; i < island_rows.size(); ++i) {
         Row& r = island_rows[i];
         approach[i] = detail::row_velocity(r, bodies);
-        if (r.kind != RowKind::normal || contacts[r.source].restitution <= 0 ||
+        if (!detail::unilateral(r.kind) || row_restitution(r, contacts, joint_levers) <= 0 ||
             !is_impact(r, approach[i], settings))
             continue;
         pass.may_bounce = true;  // phase 2 may give this row restitution (if phase 1 loads it)
+        if (r.kind == RowKind::limit) limit_bounce = true;
         // A restituting contact whose gap closes within this step bounces from where it is now: its inelastic
         // phase stops the approach completely (target 0 instead of the speculative gap / dt), so the
         // restitution impulse e * lambda reverses the full impact speed.
@@ -245,6 +255,7 @@ detail::IslandPass detail::IslandWorker::prepare_island(std::span<const SolverBo
     if (pass.may_bounce) {
         collect_guard_bodies(island_rows, bodies);
         pass.energy_before_impact = guard_kinetic_energy(bodies);
+        if (limit_bounce) measure_limit_kicks(bodies, settings);
     }
     return pass;
 }

@@ -22,9 +22,9 @@ inline constexpr std::uint32_t kNoBody = 0xffffffffu;  // static body or the fix
 
 // normal: a contact point's row (lambda >= 0); friction: a patch's tangent or torsion row (|lambda| <= mu
 // lambda_n); joint: a joint's equality row (lambda free); limit: a joint's one-sided row (a limit of its
-// angle, travel or length: lambda >= 0 like a contact, but no restitution and no friction); motor: a joint's
-// drive, w = target (the speed) with |lambda| <= mu (the largest force or torque times the step), like a
-// friction row with a fixed bound.
+// angle, travel or length: lambda >= 0 like a contact, with the limit's restitution and no friction); motor:
+// a joint's drive, w = target (the speed) with |lambda| <= mu (the largest force or torque times the step),
+// like a friction row with a fixed bound.
 enum class RowKind : std::uint8_t { normal, friction, joint, limit, motor };
 
 // Rows whose impulse only pushes (lambda >= 0, w >= target, complementary).
@@ -63,7 +63,7 @@ struct Row {
     std::int32_t normal_count = 0;
     RowKind kind = RowKind::normal;
     bool persistent =
-        false;  // normal rows: the contact carried an impulse in the previous step (not an impact)
+        false;  // normal and limit rows: it carried an impulse in the previous step (not an impact)
     std::uint8_t slot = 0;     // joint rows: the row's place among its joint's rows (warm start)
     std::uint32_t source = 0;  // contact or joint index
 };

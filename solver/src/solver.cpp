@@ -246,7 +246,8 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
             is_movable(bodies, j.body_b) ? Vec3(joint.point_b - bodies[j.body_b].position) : Vec3::Zero(),
             j.type,
             separation.norm() > 0 ? Vec3(separation.normalized()) : Vec3::Zero(),
-            separation.norm()};
+            separation.norm(),
+            j.limit.restitution};
         for (int i = 0; i < joint.count; ++i) {
             const auto slot = static_cast<std::size_t>(i);
             const Row& made = joint.rows[slot];
@@ -257,13 +258,16 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
                 continue;
             Row& r = rows.emplace_back(made);
             r.source = static_cast<std::uint32_t>(k);
-            r.lambda = settings.warm_start ? joint_cache[detail::kJointSlots * k + r.slot] : 0.0;
+            const double previous = joint_cache[detail::kJointSlots * k + r.slot];
+            r.lambda = settings.warm_start ? previous : 0.0;
+            // A limit that held in the previous step is a lasting contact, not an impact (no restitution).
+            r.persistent = made.kind == RowKind::limit && previous > 0;
             if (!exact) {
                 // Thesis eq. 21-22: the joint closes at the end of the step, from the error it has now.
                 r.target = -scale * error / dt;
             } else if (made.kind == RowKind::motor) {
-                r.target = j.motor_speed;
-                r.mu = j.motor_max_force * dt;
+                r.target = j.motor.speed;
+                r.mu = j.motor.max_force * dt;
             } else if (made.kind == RowKind::joint) {
                 // The exact mode leaves the error to the position projection (no energy injected) and asks
                 // the anchors to end the step together from where they are (set_joint_targets).

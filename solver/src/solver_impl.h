@@ -45,7 +45,16 @@ struct JointLevers {
     JointType type = JointType::ball;
     Vec3 direction = Vec3::Zero();
     double length = 0;
+    double limit_restitution = 0;  // of its limit rows (JointLimit::restitution)
 };
+
+// The restitution coefficient of a row: its contact's or its joint limit's; 0 for the other kinds.
+inline double row_restitution(const Row& r, std::span<const ContactConstraint> contacts,
+                              std::span<const JointLevers> joints) {
+    if (r.kind == RowKind::normal) return contacts[r.source].restitution;
+    if (r.kind == RowKind::limit) return joints[r.source].limit_restitution;
+    return 0;
+}
 
 // Warm-start slots per joint: the most rows a joint has (its type's rows, limits and motor).
 inline constexpr std::size_t kJointSlots = static_cast<std::size_t>(kMaxJointRows);
@@ -121,6 +130,10 @@ struct IslandWorker {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> dfs_stack;  // (node, edge it was reached by)
     std::vector<std::uint8_t> edge_on_cycle;
     std::vector<double> current_row_velocities;  // the island's row velocities before a further solve
+    // limit_restitution.cpp: each island row's kick through the joints (limit rows) and the joint rows that
+    // measure it.
+    std::vector<double> limit_kick;
+    std::vector<Row> kick_rows;
     std::vector<std::uint32_t> joint_row_index;  // make_joint_targets_reachable: the joint rows on cycles
     Eigen::MatrixXd joint_coupling;              // ... their A = J M^-1 J^T
     Eigen::VectorXd joint_rhs;
@@ -140,7 +153,7 @@ struct IslandWorker {
     // The phases of solve for one island (solver.cpp): island_rows from the global rows in `order`, then the
     // IslandPass through the inelastic, restitution and joint-target phases.
     void gather_island(std::span<const std::uint32_t> order, std::uint32_t begin, std::uint32_t end);
-    IslandPass prepare_island(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
+    IslandPass prepare_island(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
                               double dt, const SolverSettings& settings);
     bool island_is_cyclic(IslandPass& pass, std::size_t body_count);
     void inelastic_phase(IslandPass& pass, std::span<SolverBody> bodies, const SolverSettings& settings);
@@ -200,6 +213,11 @@ struct IslandWorker {
     // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
     // most `limit`.
     void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
+    // Restitution at joint limits (limit_restitution.cpp): the external forces' kick along each limit row
+    // through the island's joints (after collect_guard_bodies), and the share of a limit row's inelastic
+    // impulse its restitution e gives back.
+    void measure_limit_kicks(std::span<SolverBody> bodies, const SolverSettings& settings);
+    double limit_rebound_factor(std::size_t i, std::span<const SolverBody> bodies, double e) const;
     void record(const BlcpResult& result, bool direct, const SolverSettings& settings);
     // Islands above direct_max_rows: the iterative method, then the Newton method where it ends above
     // iterative_tolerance.

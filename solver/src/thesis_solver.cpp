@@ -151,7 +151,7 @@ void Solver::Impl::solve_thesis(std::span<SolverBody> bodies, std::span<const Co
             // p' = (1 + e) p, applied all at once.
             for (std::size_t i = 0; i < set.size(); ++i) {
                 Row& r = island_rows[set[i]];
-                const double e = r.kind == RowKind::normal ? contacts[r.source].restitution : 0.0;
+                const double e = detail::row_restitution(r, contacts, joint_levers);
                 const double impulse = (1 + e) * p[static_cast<Eigen::Index>(i)];
                 detail::apply_row_impulse(r, impulse, bodies);
                 r.lambda += impulse;

@@ -55,9 +55,10 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
 
 std::size_t detail::IslandWorker::workspace_bytes() const {
     return bytes(island_rows) + bytes(approach) + bytes(polish_lambda) + bytes(recheck_rows) +
-           blcp_bytes(workspace) + newton_bytes(newton) + bytes(raw_targets) + bytes(joint_coupling) +
-           bytes(current_row_velocities) + bytes(phase_1_lambda) + bytes(guard_bodies) +
-           bytes(guard_velocity) + bytes(guard_angular_velocity);
+           bytes(limit_kick) + bytes(kick_rows) + blcp_bytes(workspace) + newton_bytes(newton) +
+           bytes(raw_targets) + bytes(joint_coupling) + bytes(current_row_velocities) +
+           bytes(phase_1_lambda) + bytes(guard_bodies) + bytes(guard_velocity) +
+           bytes(guard_angular_velocity);
 }
 
 std::size_t Solver::Impl::workspace_bytes() const {

@@ -290,6 +290,30 @@ TEST(SceneLoad, JointsAndSprings) {
     EXPECT_EQ(s.springs[1].rest_length, 0.25);
 }
 
+// The limit and motor keys of hinge, slider and distance joints reach the scene's JointLimit and JointMotor.
+TEST(SceneLoad, JointLimitsRestitutionAndMotors) {
+    const SceneDesc s = parsed(R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}],
+        "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0], "axis": [0, 0, 1],
+                    "limits": [-0.5, 1], "restitution": 0.25, "motor": {"speed": 2, "max_torque": 3}},
+                   {"type": "distance", "bodies": ["a", "world"], "anchors": [[0, 0, 0], [0, 0, 1]], "max": 1,
+                    "restitution": 1},
+                   {"type": "slider", "bodies": ["a", "world"], "anchor": [0, 0, 0], "axis": [1, 0, 0]}]})");
+    ASSERT_EQ(s.joints.size(), 3u);
+    const JointLimit& hinge = s.joints[0].limit;
+    EXPECT_TRUE(hinge.enabled);
+    EXPECT_EQ(hinge.lower, -0.5);
+    EXPECT_EQ(hinge.upper, 1.0);
+    EXPECT_EQ(hinge.restitution, 0.25);
+    EXPECT_TRUE(s.joints[0].motor.enabled);
+    EXPECT_EQ(s.joints[0].motor.speed, 2.0);
+    EXPECT_EQ(s.joints[0].motor.max_force, 3.0);
+    EXPECT_FALSE(s.joints[1].limit.enabled);  // a distance joint's limits are its min and max
+    EXPECT_EQ(s.joints[1].limit.restitution, 1.0);
+    EXPECT_FALSE(s.joints[2].limit.enabled);
+    EXPECT_EQ(s.joints[2].limit.restitution, 0.0);
+    EXPECT_FALSE(s.joints[2].motor.enabled);
+}
+
 TEST(SceneBuild, WorldFromScene) {
     const SceneDesc s = parsed(R"({"gravity": [0, 0, -1.62],
         "materials": {"ice": {"friction": 0.02, "restitution": 0.1, "density": 900}},

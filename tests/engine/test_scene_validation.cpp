@@ -113,7 +113,8 @@ TEST(SceneValidation, UnknownBodyKey) {
     EXPECT_EQ(
         scene_error(with_body(R"({"name": "b", "colour": "red", "shape": {"type": "sphere", "radius": 1}})")),
         "scene.json: /bodies/1/colour: unknown key; expected one of name, shape, material, static, mass, "
-        "density, position, orientation, velocity, angular_velocity, collision_group, collision_mask, ccd, array");
+        "density, position, orientation, velocity, angular_velocity, collision_group, collision_mask, ccd, "
+        "array");
     EXPECT_EQ(
         scene_error(
             with_body(R"({"name": "b", "collision_mask": -1, "shape": {"type": "sphere", "radius": 1}})")),
@@ -458,6 +459,16 @@ TEST(SceneValidation, JointBodies) {
                           R"(, "joints": [{"type": "slider", "bodies": ["a", "world"], "anchor": [0, 0, 0],
                                           "axis": [0, 0, 1], "limits": [0]}]})"),
               "scene.json: /joints/0/limits: expected an array [lower, upper], got [0]");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "limits": [-1, 1], "restitution": 1.5}]})"),
+              "scene.json: /joints/0/restitution: expected a number in [0, 1], got 1.5");
+    EXPECT_EQ(
+        scene_error("{" + bodies +
+                    R"(, "joints": [{"type": "ball", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "restitution": 0.5}]})"),
+        "scene.json: /joints/0/restitution: does not apply to a ball joint; expected one of type, name, "
+        "bodies, anchor, collide");
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "fixed", "bodies": ["a", "world"], "anchor": [0, 0, 0],
                                           "limits": [0, 1]}]})"),

@@ -93,17 +93,10 @@ struct JointDesc {
     // distance when the joint is added (both negative: a rod of that length).
     double min_length = -1;
     double max_length = -1;
-    // Hinge and slider: the hinge angle (rad, in [-pi, pi]) or the slider travel (m) stays within [lower,
-    // upper] when `limited`; both are 0 at the configuration when the joint is added. An infinite bound is
-    // no bound.
-    bool limited = false;
-    double lower = 0;
-    double upper = 0;
-    // Hinge and slider: a motor drives the angle's or travel's rate to motor_speed (rad/s or m/s) with at
-    // most motor_max_force (N m for a hinge, N for a slider; >= 0) when `motor`.
-    bool motor = false;
-    double motor_speed = 0;
-    double motor_max_force = 0;
+    // Hinge and slider: a limit on the angle or travel (its restitution also applies at a distance joint's
+    // min and max length) and a motor (JointLimit, JointMotor).
+    JointLimit limit;
+    JointMotor motor;
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 

@@ -67,12 +67,8 @@ Result<SceneWorld> build_world(const SceneDesc& scene) {
         desc.axis = joint.axis;
         desc.min_length = joint.min_length;
         desc.max_length = joint.max_length;
-        desc.limited = joint.limited;
-        desc.lower = joint.lower;
-        desc.upper = joint.upper;
+        desc.limit = joint.limit;
         desc.motor = joint.motor;
-        desc.motor_speed = joint.motor_speed;
-        desc.motor_max_force = joint.motor_max_force;
         desc.collide_connected = joint.collide;
         const Result<JointId> id = out.world.add_joint(desc);
         if (!id) return located(scene, joint.pointer, id.error());

@@ -455,9 +455,9 @@ class SceneParser {
                 return {"anchor"};
             case JointType::hinge:
             case JointType::slider:
-                return {"anchor", "axis", "limits", "motor"};
+                return {"anchor", "axis", "limits", "restitution", "motor"};
             case JointType::distance:
-                return {"anchors", "min", "max"};
+                return {"anchors", "min", "max", "restitution"};
         }
         return {};
     }
@@ -482,7 +482,8 @@ class SceneParser {
                 for (const std::string_view k : keys) accepted += ", " + std::string(k);
                 accepted += ", collide";
                 const bool other_type = key == "anchor" || key == "anchors" || key == "axis" ||
-                                        key == "min" || key == "max" || key == "limits" || key == "motor";
+                                        key == "min" || key == "max" || key == "limits" ||
+                                        key == "restitution" || key == "motor";
                 fail(child_pointer(node.pointer, key),
                      other_type ? std::string("does not apply to a ") + to_string(j.type) +
                                       " joint; expected one of " + accepted
@@ -490,8 +491,8 @@ class SceneParser {
             }
         for_each_member(
             node,
-            {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "limits", "motor",
-             "collide"},
+            {"type", "name", "bodies", "anchor", "anchors", "axis", "min", "max", "limits", "restitution",
+             "motor", "collide"},
             [&](std::string_view key, const Node& v) {
                 if (key == "name") {
                     j.name = read_string(v);
@@ -511,13 +512,13 @@ class SceneParser {
                     j.axis = read_nonzero_vec3(v);
                 } else if (key == "motor") {
                     const char* force_key = j.type == JointType::hinge ? "max_torque" : "max_force";
-                    j.motor = true;
+                    j.motor.enabled = true;
                     for_each_member(v, {"speed", "max_torque", "max_force"},
                                     [&](std::string_view motor_key, const Node& m) {
                                         if (motor_key == "speed") {
-                                            j.motor_speed = read_number(m);
+                                            j.motor.speed = read_number(m);
                                         } else if (motor_key == force_key) {
-                                            j.motor_max_force = read_non_negative(m);
+                                            j.motor.max_force = read_non_negative(m);
                                         } else {
                                             fail(m.pointer, std::string("a ") + to_string(j.type) +
                                                                 " motor takes \"" + force_key + "\"");
@@ -527,16 +528,19 @@ class SceneParser {
                     require_member(v, force_key);
                 } else if (key == "limits") {
                     if (!v.value.is_array() || v.value.size() != 2) expected(v, "an array [lower, upper]");
-                    j.limited = true;
-                    j.lower = read_number(v.element(0));
-                    j.upper = read_number(v.element(1));
-                    if (j.lower > j.upper)
-                        fail(v.pointer, "expected lower <= upper, got [" + number_text(j.lower) + ", " +
-                                            number_text(j.upper) + "]");
+                    JointLimit& limit = j.limit;
+                    limit.enabled = true;
+                    limit.lower = read_number(v.element(0));
+                    limit.upper = read_number(v.element(1));
+                    if (limit.lower > limit.upper)
+                        fail(v.pointer, "expected lower <= upper, got [" + number_text(limit.lower) + ", " +
+                                            number_text(limit.upper) + "]");
                     if (j.type == JointType::hinge &&
-                        (j.lower < -std::numbers::pi || j.upper > std::numbers::pi))
+                        (limit.lower < -std::numbers::pi || limit.upper > std::numbers::pi))
                         fail(v.pointer, "expected hinge angles in [-pi, pi] (rad), got [" +
-                                            number_text(j.lower) + ", " + number_text(j.upper) + "]");
+                                            number_text(limit.lower) + ", " + number_text(limit.upper) + "]");
+                } else if (key == "restitution") {
+                    j.limit.restitution = read_unit_interval(v);
                 } else if (key == "min") {
                     j.min_length = read_non_negative(v);
                 } else if (key == "max") {
@@ -547,7 +551,8 @@ class SceneParser {
             });
         require_member(node, "bodies");
         for (const std::string_view key : keys)
-            if (key != "min" && key != "max" && key != "limits" && key != "motor") require_member(node, key);
+            if (key != "min" && key != "max" && key != "limits" && key != "restitution" && key != "motor")
+                require_member(node, key);
         if (j.min_length >= 0 && j.max_length >= 0 && j.min_length > j.max_length)
             fail(node.member("min").pointer, "expected at most \"max\" (" + number_text(j.max_length) +
                                                  "), got " + number_text(j.min_length));

@@ -31,6 +31,25 @@ enum class JointType {
 const char* to_string(JointType type);
 std::optional<JointType> parse_joint_type(std::string_view name);
 
+// A joint's limit: a hinge's angle (rad, in [-pi, pi]) or a slider's travel (m) stays in [lower, upper] when
+// `enabled` (both 0 at the configuration where the joint was added; an infinite bound is no bound).
+// `restitution` (in [0, 1]) is the share of the approach speed the joint leaves the limit with when it
+// reaches it in an impact; it also applies to a distance joint's min and max length (rope and strut).
+struct JointLimit {
+    bool enabled = false;
+    double lower = 0;
+    double upper = 0;
+    double restitution = 0;
+};
+
+// A joint's motor (hinge and slider): drives the angle's or travel's rate towards `speed` (rad/s or m/s)
+// with at most `max_force` (N m for a hinge, N for a slider; >= 0) when `enabled`.
+struct JointMotor {
+    bool enabled = false;
+    double speed = 0;
+    double max_force = 0;
+};
+
 struct SolverSettings {
     SolverMode mode = SolverMode::exact;
     // Approach speeds below this get no restitution (resting contact), m/s. The effective threshold is never

@@ -25,10 +25,11 @@ void hinge_joint_rows(const JointConstraint& joint, const JointPose& pose, std::
     for (const Vec3& perpendicular : {Vec3(pose.frame_a * Vec3::UnitY()), Vec3(pose.frame_a * Vec3::UnitZ())})
         make_twist_row(add_joint_row(out, perpendicular.dot(misalignment)), bodies, joint.body_a,
                        joint.body_b, perpendicular);
-    if (joint.limited)
-        add_limit_rows(out, hinge_angle(pose), joint.lower, joint.upper, true, [&](Row& row, double sign) {
-            make_twist_row(row, bodies, joint.body_a, joint.body_b, sign * axis_a);
-        });
+    if (joint.limit.enabled)
+        add_limit_rows(out, hinge_angle(pose), joint.limit.lower, joint.limit.upper, true,
+                       [&](Row& row, double sign) {
+                           make_twist_row(row, bodies, joint.body_a, joint.body_b, sign * axis_a);
+                       });
     add_motor_row(joint, out,
                   [&](Row& row) { make_twist_row(row, bodies, joint.body_a, joint.body_b, axis_a); });
 }

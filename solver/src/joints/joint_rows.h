@@ -98,11 +98,11 @@ double slider_travel(const JointPose& pose);
 // force or torque (the caller multiplies by the step), its error 0 (nothing to project).
 template <class MakeRow>
 void add_motor_row(const JointConstraint& joint, JointRows& out, MakeRow&& make) {
-    if (!joint.motor || !(joint.motor_max_force > 0)) return;
+    if (!joint.motor.enabled || !(joint.motor.max_force > 0)) return;
     Row& row = add_joint_row(out, 0.0);
     make(row);
     row.kind = RowKind::motor;
-    row.mu = joint.motor_max_force;
+    row.mu = joint.motor.max_force;
 }
 
 // Rotation vector (axis times angle, |angle| <= pi) of a unit quaternion.

@@ -23,10 +23,12 @@ void slider_joint_rows(const JointConstraint& joint, const JointPose& pose,
     const double linear = out.linear_error;
     add_angular_lock_rows(joint, pose, bodies, out);
     out.linear_error = linear;
-    if (joint.limited)
-        add_limit_rows(out, slider_travel(pose), joint.lower, joint.upper, false, [&](Row& row, double sign) {
-            make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b, sign * axis);
-        });
+    if (joint.limit.enabled)
+        add_limit_rows(out, slider_travel(pose), joint.limit.lower, joint.limit.upper, false,
+                       [&](Row& row, double sign) {
+                           make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b,
+                                    sign * axis);
+                       });
     add_motor_row(joint, out, [&](Row& row) {
         make_row(row, bodies, joint.body_a, joint.body_b, pose.anchor_b, pose.anchor_b, axis);
     });

@@ -25,10 +25,8 @@ struct Joint {
     Quat frame_a = Quat::Identity();        // joint frame relative to A's orientation (x: the axis)
     Quat frame_b = Quat::Identity();        // ... to B's (world frame for the world)
     double min_length = 0, max_length = 0;  // distance joints, m
-    bool limited = false;                   // hinge angle or slider travel in [lower, upper]
-    double lower = 0, upper = 0;
-    bool motor = false;  // hinge or slider motor
-    double motor_speed = 0, motor_max_force = 0;
+    JointLimit limit;
+    JointMotor motor;
     JointReaction reaction;  // of the last step
     bool collide_connected = false;
     std::uint32_t generation = 0;

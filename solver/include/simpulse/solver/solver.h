@@ -64,15 +64,9 @@ struct JointConstraint {
     Quat local_frame_b = Quat::Identity();
     double min_length = 0;  // distance joints: the anchors' distance stays in [min_length, max_length], m
     double max_length = 0;
-    // Hinge angle (rad) and slider travel (m) stay in [lower, upper] when `limited` (0 at rest, see above).
-    bool limited = false;
-    double lower = 0;
-    double upper = 0;
-    // Hinge and slider: drives the angle's or travel's rate towards motor_speed (rad/s or m/s) with at most
-    // motor_max_force (N m or N) when `motor`.
-    bool motor = false;
-    double motor_speed = 0;
-    double motor_max_force = 0;
+    JointLimit
+        limit;  // hinge angle, slider travel (0 at rest, see above); restitution also at min/max_length
+    JointMotor motor;  // hinge and slider
 };
 
 // Impulse a joint applied to body B in the last velocity solve: `linear` at B's anchor, `angular` a pure

@@ -57,10 +57,8 @@ struct SceneJoint {
     Vec3 axis = Vec3::UnitX();     // hinge and slider
     double min_length = -1;        // distance joints; negative: not given (JointDesc)
     double max_length = -1;
-    bool limited = false;  // hinge and slider: "limits": [lower, upper]
-    double lower = 0, upper = 0;
-    bool motor = false;  // hinge and slider: "motor": {"speed", "max_torque" | "max_force"}
-    double motor_speed = 0, motor_max_force = 0;
+    JointLimit limit;      // hinge and slider: "limits": [lower, upper]; "restitution" (also distance joints)
+    JointMotor motor;      // hinge and slider: "motor": {"speed", "max_torque" | "max_force"}
     bool collide = false;  // whether the two bodies still collide with each other
 };
 
