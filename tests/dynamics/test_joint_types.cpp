@@ -3,9 +3,9 @@
 // cantilever at a 1:1000 mass ratio that does not sag and whose root reaction is the statics of the beam; a
 // slider on an incline that follows semi-implicit Euler's exact trajectory; a rod pendulum's period and its
 // energy at 60 Hz; a free hinged pair keeping momentum, angular momentum and energy; limits that stop a
-// hinge, a slider and a rope where they should and carry the statics, and with restitution send them back at e
-// times their approach speed (energy kept at e = 1); motors that accelerate at their force
-// limit to their speed; and the API's validation of joint descriptions.
+// hinge, a slider and a rope where they should and carry the statics, and with restitution send them back at
+// e times their approach speed (energy kept at e = 1); motors that accelerate at their force limit to their
+// speed; and the API's validation of joint descriptions.
 #include "world_fixture.h"
 
 #include <simpulse/dynamics/errors.h>
@@ -433,21 +433,27 @@ TEST(JointTypes, HingeMotorSpinsADiscUpAtItsTorqueLimitToItsSpeed) {
     }
 }
 
+// A 0.2 m box of 2 kg at z = 1 on a vertical slider to the world through its centre (no sleeping); the test
+// sets the slider's limit or motor and adds `joint`.
+struct VerticalSlider {
+    static constexpr double mass = 2;
+    DynamicsWorld world{never_sleeping()};
+    BodyId box = world.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), mass));
+    JointDesc joint = joint_to_world(JointType::slider, box, Vec3(0, 0, 1), Vec3::UnitZ());
+};
+
 // A box on a vertical slider with a motor lifting it at 0.5 m/s: with 50 N (more than its 19.6 N weight) the
 // speed grows by (F / m - g) dt per step until 0.5 m/s, then the motor holds it with the weight's force; with
 // 10 N it cannot hold the box, which sinks at g - F / m.
 TEST(JointTypes, SliderMotorLiftsABoxAtItsForceLimitOrLosesToItsWeight) {
     for (const double force : {50.0, 10.0}) {
-        WorldSettings s;
-        s.allow_sleeping = false;
-        DynamicsWorld w(s);
-        const double mass = 2, speed = 0.5, dt = 1.0 / 60;
-        const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), mass));
-        JointDesc j = joint_to_world(JointType::slider, box, Vec3(0, 0, 1), Vec3::UnitZ());
-        j.motor.enabled = true;
-        j.motor.speed = -speed;  // the world's anchor sinks relative to the box: the box rises
-        j.motor.max_force = force;
-        const JointId slider = w.add_joint(j);
+        VerticalSlider v;
+        DynamicsWorld& w = v.world;
+        const BodyId box = v.box;
+        const double mass = v.mass, speed = 0.5, dt = 1.0 / 60;
+        // The world's anchor sinks relative to the box: the box rises.
+        v.joint.motor = {.enabled = true, .speed = -speed, .max_force = force};
+        const JointId slider = w.add_joint(v.joint);
         for (int n = 1; n <= 60; ++n) {
             ASSERT_TRUE(w.step(dt).ok);
             const double expected = std::min(speed, n * (force / mass - kG) * dt);
@@ -554,15 +560,13 @@ TEST(JointTypes, HingeLimitAtRestitutionOneKeepsThePendulumsEnergy) {
 // e = 0.5 each rebound reaches a quarter of the height before (e^2; to the same step error).
 TEST(JointTypes, SliderLimitWithRestitutionBouncesTheBox) {
     for (const double e : {1.0, 0.5}) {
-        WorldSettings s;
-        s.allow_sleeping = false;
-        DynamicsWorld w(s);
-        const double mass = 2, height = 0.5, dt = 1.0 / 240;
-        const BodyId box = w.create_body(box_desc(Vec3(0.1, 0.1, 0.1), Vec3(0, 0, 1), mass));
-        JointDesc j = joint_to_world(JointType::slider, box, Vec3(0, 0, 1), Vec3::UnitZ());
+        VerticalSlider v;
+        DynamicsWorld& w = v.world;
+        const BodyId box = v.box;
+        const double height = 0.5, dt = 1.0 / 240;
         // The travel is B's (the world's) anchor from A's along the axis: the box falling raises it.
-        j.limit = {.enabled = true, .lower = -1, .upper = height, .restitution = e};
-        w.add_joint(j);
+        v.joint.limit = {.enabled = true, .lower = -1, .upper = height, .restitution = e};
+        w.add_joint(v.joint);
         const double v_impact = std::sqrt(2 * kG * height);
         const double step_error = kG * v_impact * dt / 2;  // per unit mass, J/kg
         std::vector<double> peaks;

@@ -89,6 +89,13 @@ inline WorldSettings with_gravity(const Vec3& g) {
     return s;
 }
 
+// Default settings, but no body ever falls asleep.
+inline WorldSettings never_sleeping() {
+    WorldSettings ws;
+    ws.allow_sleeping = false;
+    return ws;
+}
+
 // No gravity, no sleeping: nothing outside the bodies acts on them.
 inline WorldSettings free_space() {
     WorldSettings ws;
