@@ -1,5 +1,6 @@
 // libFuzzer target: the embedding API. The bytes are decoded into a sequence of World calls (create and
-// destroy bodies of every shape, springs, joints, materials, settings, forces, impulses, steps, queries)
+// destroy bodies of every shape, springs, joints of every type with limits and motors, collision filters,
+// materials, settings, forces, impulses, steps, state and scene queries)
 // whose numbers come from a palette of extreme values (1e-9 and 1e9 sizes and masses, 0, negative, NaN, inf,
 // the double range's ends) or straight from the bytes. Every call must return a value or an error: an
 // exception escaping, a crash, a hang, a leak, or a step that succeeds with a non-finite state is a finding.
@@ -123,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<JointId> joints;
     int steps = 0;
     while (!in.empty()) {
-        switch (in.byte() % 12) {
+        switch (in.byte() % 13) {
             case 0: {
                 Result<ShapePtr> s = shape(in);
                 if (!s) break;
@@ -168,12 +169,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 break;
             }
             case 5: {
-                BallJointDesc j;
+                JointDesc j;
+                j.type = static_cast<JointType>(in.byte() % 5);
                 if (!bodies.empty()) j.body_a = bodies[in.index(bodies.size())];
                 if (in.byte() % 2 && !bodies.empty()) j.body_b = bodies[in.index(bodies.size())];
                 j.anchor = in.vector();
+                j.anchor_b = in.vector();
+                j.axis = in.vector();
+                if (in.byte() % 2) j.min_length = in.number();
+                if (in.byte() % 2) j.max_length = in.number();
+                j.limit = {.enabled = in.byte() % 2 == 0,
+                           .lower = in.number(),
+                           .upper = in.number(),
+                           .restitution = in.byte() % 2 ? in.number() : 0.0};
+                j.motor = {.enabled = in.byte() % 2 == 0, .speed = in.number(), .max_force = in.number()};
                 j.collide_connected = in.byte() % 2;
-                if (Result<JointId> id = world.add_ball_joint(j)) joints.push_back(id.value());
+                if (Result<JointId> id = world.add_joint(j)) joints.push_back(id.value());
                 break;
             }
             case 6:
@@ -217,9 +228,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 (void)world.angular_momentum(in.vector());
                 (void)world.max_joint_error();
                 break;
-            default:
-                if (!joints.empty()) (void)world.joint_error(joints[in.index(joints.size())]);
+            case 11:
+                if (!joints.empty()) {
+                    const JointId id = joints[in.index(joints.size())];
+                    (void)world.joint_error(id);
+                    (void)world.joint_reaction(id);
+                }
+                if (!bodies.empty())
+                    (void)world.set_collision_filter(bodies[in.index(bodies.size())], in.byte(), in.byte());
                 break;
+            default: {
+                // Scene queries, with a filter that drops one body.
+                const BodyId skipped = bodies.empty() ? BodyId{} : bodies[in.index(bodies.size())];
+                const BodyFilter filter = [skipped](BodyId id) { return id != skipped; };
+                const Vec3 origin = in.vector(), direction = in.vector();
+                const double reach = in.number();
+                (void)world.cast_ray(origin, direction, reach, filter);
+                (void)world.cast_ray_all(origin, direction, reach);
+                (void)world.query_box(in.vector(), in.vector(), filter);
+                if (Result<ShapePtr> s = shape(in))
+                    (void)world.query_shape(s.value(), Pose{in.vector(), Quat::Identity()});
+                break;
+            }
         }
     }
     return 0;
