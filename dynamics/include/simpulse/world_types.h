@@ -44,13 +44,13 @@ struct Material {
 };
 
 struct BodyDesc {
-    ShapePtr shape;
-    Pose pose;                             // body frame in the world
+    ShapePtr shape{};
+    Pose pose{};                           // body frame in the world
     Vec3 velocity = Vec3::Zero();          // of the centre of mass, world
     Vec3 angular_velocity = Vec3::Zero();  // world, rad/s
     bool is_static = false;
-    double density = 1000;       // used when mass is not given
-    std::optional<double> mass;  // overrides density (inertia scaled to match)
+    double density = 1000;         // used when mass is not given
+    std::optional<double> mass{};  // overrides density (inertia scaled to match)
     MaterialId material = 0;
     std::uint64_t user_data = 0;
     // Collision filtering: two bodies collide only when each one's group shares a bit with the other's mask,
@@ -65,8 +65,8 @@ struct BodyDesc {
 };
 
 struct SpringDesc {
-    BodyId body_a;  // an invalid id means the fixed world frame
-    BodyId body_b;
+    BodyId body_a{};  // an invalid id means the fixed world frame
+    BodyId body_b{};
     Vec3 anchor_a = Vec3::Zero();  // world points at the configuration when the spring is added
     Vec3 anchor_b = Vec3::Zero();
     double stiffness = 0;    // N/m, >= 0
@@ -75,8 +75,8 @@ struct SpringDesc {
 };
 
 struct BallJointDesc {
-    BodyId body_a;
-    BodyId body_b;                   // an invalid id means the fixed world frame
+    BodyId body_a{};
+    BodyId body_b{};                 // an invalid id means the fixed world frame
     Vec3 anchor = Vec3::Zero();      // world point at the configuration when the joint is added
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
@@ -84,8 +84,8 @@ struct BallJointDesc {
 // A joint of any type (JointType): world points and directions at the configuration when it is added.
 struct JointDesc {
     JointType type = JointType::ball;
-    BodyId body_a;
-    BodyId body_b;                 // an invalid id means the fixed world frame
+    BodyId body_a{};
+    BodyId body_b{};               // an invalid id means the fixed world frame
     Vec3 anchor = Vec3::Zero();    // the joint point (distance joints: the anchor on A)
     Vec3 anchor_b = Vec3::Zero();  // distance joints: the anchor on B
     Vec3 axis = Vec3::UnitX();     // hinge and slider: the axis (non-zero; normalised)
@@ -95,8 +95,8 @@ struct JointDesc {
     double max_length = -1;
     // Hinge and slider: a limit on the angle or travel (its restitution also applies at a distance joint's
     // min and max length) and a motor (JointLimit, JointMotor).
-    JointLimit limit;
-    JointMotor motor;
+    JointLimit limit{};
+    JointMotor motor{};
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 
@@ -124,7 +124,7 @@ inline constexpr double kDefaultImpactGap = 1e-3;
 
 struct WorldSettings {
     Vec3 gravity = Vec3(0, 0, -9.81);
-    SolverSettings solver;
+    SolverSettings solver{};
     // Contacts are reported (speculatively) up to this separation, m; they let the solver stop an approaching
     // body at the surface within one step instead of after it has penetrated.
     double contact_margin = 0.002;

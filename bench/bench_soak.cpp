@@ -1,0 +1,232 @@
+// Soak run of the embedding API (issue 25): a busy world stepped for a long time, as a host application runs
+// it for hours. Static height-field hills inside four walls; a paddle wheel on a motorised hinge that keeps
+// stirring; a box bouncing for ever on a slider limit with restitution 1; a chain of eight capsules on ball
+// joints hanging from a beam; and 60 bodies of every convex shape, of which the six oldest are destroyed and
+// six new ones dropped at random every simulated second. Prints the step-time percentiles (wall clock per
+// World::step), the memory high-water mark (VmHWM) and its value after the first tenth of the run (growth is
+// a leak), and checks every step that the state stays finite (World::step's non_finite_state) and every
+// second that no body is under the hills (a ray cast up from its centre hits the height field) or outside the
+// walls.
+//
+// Run: bench_soak [STEPS (default 1000000)] [SEED (default 1)]   (dt = 1/60 s)
+#include <simpulse/world.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace simpulse;
+
+constexpr double kDt = 1.0 / 60;
+constexpr double kHalfWidth = 5;  // the walls' inner faces, m
+constexpr int kLoose = 60;        // bodies dropped and replaced
+constexpr int kReplacedPerSecond = 6;
+
+long high_water_kib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+    return -1;
+}
+
+template <class T>
+T value_or_exit(Result<T> r, const char* what) {
+    if (!r) {
+        std::fprintf(stderr, "bench_soak: %s: %s\n", what, r.error().message.c_str());
+        std::exit(1);
+    }
+    return std::move(r).value();
+}
+
+BodyId add_static(World& w, ShapePtr shape, const Vec3& position) {
+    return value_or_exit(w.create_body({.shape = std::move(shape), .pose = {position}, .is_static = true}),
+                         "static body");
+}
+
+struct Soak {
+    World world;
+    BodyId hills;
+    std::deque<BodyId> loose;
+    std::mt19937 random;
+
+    explicit Soak(unsigned seed) : random(seed) {
+        const int n = 41;  // 41 x 41 heights 0.25 m apart: 10 m square
+        std::vector<double> heights;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) heights.push_back(0.3 * std::sin(0.25 * i) * std::cos(0.18 * j));
+        hills = add_static(world,
+                           value_or_exit(create_height_field({-kHalfWidth, -kHalfWidth}, {0.25, 0.25}, n, n,
+                                                             std::move(heights)),
+                                         "height field"),
+                           Vec3::Zero());
+        for (const Vec3 side : {Vec3::UnitX(), Vec3::UnitY()})
+            for (const double sign : {-1.0, 1.0}) {
+                const Vec3 half =
+                    side.x() != 0 ? Vec3(0.25, kHalfWidth + 0.5, 3) : Vec3(kHalfWidth + 0.5, 0.25, 3);
+                add_static(world, value_or_exit(create_box(half), "wall"), sign * (kHalfWidth + 0.25) * side);
+            }
+        add_paddle_wheel();
+        add_bouncing_slider();
+        add_chain();
+        for (int i = 0; i < kLoose; ++i) drop_one();
+    }
+
+    void add_paddle_wheel() {
+        std::vector<CompoundChild> paddles;
+        for (int k = 0; k < 4; ++k)
+            paddles.push_back({value_or_exit(create_box(Vec3(0.8, 0.05, 0.3)), "paddle"),
+                               Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(k * M_PI / 4, Vec3::UnitY()))}});
+        const Vec3 hub(2, 0, 1.2);
+        const BodyId wheel = value_or_exit(
+            world.create_body(
+                {.shape = value_or_exit(create_compound(std::move(paddles)), "wheel"), .pose = {hub}}),
+            "wheel");
+        JointDesc hinge{.type = JointType::hinge, .body_a = wheel, .anchor = hub, .axis = Vec3::UnitY()};
+        hinge.motor = {.enabled = true, .speed = 1.5, .max_force = 400};
+        value_or_exit(world.add_joint(hinge), "wheel hinge");
+    }
+
+    void add_bouncing_slider() {
+        const Vec3 start(-3, 3, 2.5);
+        const BodyId box =
+            value_or_exit(world.create_body({.shape = value_or_exit(create_box(Vec3(0.2, 0.2, 0.2)), "box"),
+                                             .pose = {start}}),
+                          "slider box");
+        JointDesc slider{.type = JointType::slider, .body_a = box, .anchor = start, .axis = Vec3::UnitZ()};
+        slider.limit = {.enabled = true, .lower = -1, .upper = 1, .restitution = 1};
+        value_or_exit(world.add_joint(slider), "slider");
+    }
+
+    void add_chain() {
+        const double top = 4.5, half = 0.2, radius = 0.06;
+        const BodyId beam = add_static(world, value_or_exit(create_box(Vec3(0.5, 0.1, 0.1)), "beam"),
+                                       Vec3(-2, -2, top + 0.1));
+        BodyId above = beam;
+        for (int k = 0; k < 8; ++k) {
+            const double z = top - (2 * k + 1) * (half + radius);
+            const BodyId link =
+                value_or_exit(world.create_body({.shape = value_or_exit(create_capsule(radius, half), "link"),
+                                                 .pose = {Vec3(-2, -2, z)},
+                                                 .angular_velocity = Vec3(0.5, 0, 0)}),
+                              "chain link");
+            value_or_exit(world.add_ball_joint(
+                              {.body_a = link, .body_b = above, .anchor = Vec3(-2, -2, z + half + radius)}),
+                          "chain joint");
+            above = link;
+        }
+    }
+
+    ShapePtr random_shape() {
+        std::uniform_real_distribution<double> size(0.08, 0.3);
+        const double a = size(random), b = size(random);
+        switch (random() % 5) {
+            case 0:
+                return value_or_exit(create_sphere(a), "sphere");
+            case 1:
+                return value_or_exit(create_box(Vec3(a, b, size(random))), "box");
+            case 2:
+                return value_or_exit(create_capsule(a, b), "capsule");
+            case 3:
+                return value_or_exit(create_cylinder(a, b), "cylinder");
+            default:
+                return value_or_exit(create_cone(a, b), "cone");
+        }
+    }
+
+    void drop_one() {
+        std::uniform_real_distribution<double> across(-kHalfWidth + 0.6, kHalfWidth - 0.6), height(2, 4);
+        std::uniform_real_distribution<double> unit(-1, 1);
+        const Vec3 axis = Vec3(unit(random), unit(random), unit(random)).normalized();
+        const Pose pose{Vec3(across(random), across(random), height(random)),
+                        Quat(Eigen::AngleAxisd(M_PI * unit(random), axis))};
+        loose.push_back(value_or_exit(
+            world.create_body(
+                {.shape = random_shape(), .pose = pose, .velocity = Vec3(unit(random), unit(random), -2)}),
+            "loose body"));
+    }
+
+    void replace_oldest() {
+        for (int k = 0; k < kReplacedPerSecond; ++k) {
+            if (!world.destroy_body(loose.front())) std::exit(1);
+            loose.pop_front();
+            drop_one();
+        }
+    }
+
+    // Bodies under the hills (a ray up from the centre meets the height field) or outside the walls.
+    int escaped() const {
+        int count = 0;
+        for (const BodyId id : loose) {
+            const Vec3 p = value_or_exit(world.state(id), "state").pose.position;
+            const bool outside = std::abs(p.x()) > kHalfWidth || std::abs(p.y()) > kHalfWidth;
+            const auto up = world.cast_ray(p, Vec3::UnitZ(), 10, [&](BodyId b) { return b == hills; });
+            if (outside || (up && up.value())) ++count;
+        }
+        return count;
+    }
+};
+
+double percentile(std::vector<float> sorted, double q) {
+    const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+    return sorted[k];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    char* end = nullptr;
+    const long long steps = argc > 1 ? std::strtoll(argv[1], &end, 10) : 1000000;
+    if (argc > 1 && (*end != '\0' || steps < 60)) {
+        std::fprintf(stderr, "bench_soak: STEPS: expected an integer >= 60, got %s\n", argv[1]);
+        return 2;
+    }
+    const unsigned long seed = argc > 2 ? std::strtoul(argv[2], &end, 10) : 1;
+    if (argc > 2 && *end != '\0') {
+        std::fprintf(stderr, "bench_soak: SEED: expected a non-negative integer, got %s\n", argv[2]);
+        return 2;
+    }
+    Soak soak(static_cast<unsigned>(seed));
+    // Written before the run, so that the samples' pages count in the early high-water mark too.
+    std::vector<float> step_ms(static_cast<std::size_t>(steps), 0.0f);
+    long early_high_water = -1;
+    int worst_escaped = 0;
+    for (long long n = 1; n <= steps; ++n) {
+        const auto start = std::chrono::steady_clock::now();
+        const Status status = soak.world.step(kDt);
+        step_ms[static_cast<std::size_t>(n - 1)] =
+            std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (!status) {
+            std::printf("step %lld failed: %s\n", n, status.error().message.c_str());
+            return 1;
+        }
+        if (n % 60 == 0) {
+            worst_escaped = std::max(worst_escaped, soak.escaped());
+            soak.replace_oldest();
+        }
+        if (n == steps / 10) early_high_water = high_water_kib();
+    }
+    double total = 0;
+    for (const float ms : step_ms) total += static_cast<double>(ms);
+    std::printf("soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu\n", steps,
+                static_cast<double>(steps) * kDt, soak.world.body_count(), seed);
+    std::printf("  step time: mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (wall)\n",
+                total / static_cast<double>(steps), percentile(step_ms, 0.5), percentile(step_ms, 0.99),
+                percentile(step_ms, 0.999),
+                static_cast<double>(*std::max_element(step_ms.begin(), step_ms.end())));
+    std::printf("  memory high-water mark: %ld KiB after %lld steps, %ld KiB at the end\n", early_high_water,
+                steps / 10, high_water_kib());
+    std::printf("  non-finite states: 0; most bodies under the hills or outside the walls at a check: %d\n",
+                worst_escaped);
+    return worst_escaped == 0 ? 0 : 1;
+}
