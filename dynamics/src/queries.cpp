@@ -33,7 +33,7 @@ Aabb segment_box(const Vec3& origin, const Vec3& unit, double max_distance) {
     return {origin.cwiseMin(end), origin.cwiseMax(end)};
 }
 
-// The pose normalised, after checking it: finite numbers (a zero quaternion normalises to NaNs).
+// The pose with its orientation normalised, after checking that it is finite.
 Pose checked_pose(const Pose& pose) {
     if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite())
         throw std::invalid_argument("pose: expected finite numbers");
