@@ -4,9 +4,12 @@
 #include <simpulse/collision/gjk.h>
 #include <simpulse/collision/raycast.h>
 
+#include "gjk_raycast.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace simpulse {
 namespace {
@@ -43,40 +46,19 @@ std::optional<LocalHit> cast_plane(const Plane& p, const Vec3& o, const Vec3& d,
     return LocalHit{t, p.normal, 0};
 }
 
-// Van den Bergen 2004, alg. 1: x moves along the ray to the last lower bound on the hit, v is the closest
-// point of conv{x - p_i} (p_i support points) to the origin; the ray misses when a support plane separates x
-// from the shape and the ray points away from it.
+// Van den Bergen 2004, alg. 1 (gjk_raycast.h) on the shape's own support mapping, without a margin.
 std::optional<LocalHit> cast_convex(const Shape& shape, const Vec3& o, const Vec3& d, double max_t) {
     const ConvexSupport support(shape, Pose{});
-    double t = 0;
-    Vec3 x = o, normal = Vec3::Zero();
-    Vec3 v = x - support.support(d);  // any point of the shape gives a start direction
-    GjkSimplex simplex;
-    std::array<double, 4> lambda{};
     // The shape's size sets the tolerance: a hit within 1e-10 of it.
     double scale = 0;
     for (int i = 0; i < 3; ++i)
         scale = std::max({scale, std::abs(support.support(Vec3::Unit(i))[i]),
                           std::abs(support.support(-Vec3::Unit(i))[i])});
-    const double tolerance = 1e-10 * scale;
-    for (int iteration = 0; iteration < 64 && v.squaredNorm() > tolerance * tolerance; ++iteration) {
-        const Vec3 p = support.support(v);
-        const Vec3 w = x - p;
-        if (v.dot(w) > 0) {
-            if (v.dot(d) >= 0) return std::nullopt;
-            t -= v.dot(w) / v.dot(d);
-            if (t > max_t) return std::nullopt;
-            x = o + t * d;
-            normal = v;
-        }
-        if (simplex.count == 4) break;  // the simplex encloses x: it is on the surface within rounding
-        simplex.a[static_cast<std::size_t>(simplex.count++)] = p;  // reduced together with w
-        for (int k = 0; k < simplex.count; ++k)
-            simplex.w[static_cast<std::size_t>(k)] = x - simplex.a[static_cast<std::size_t>(k)];
-        v = gjk_closest_on_simplex(simplex, lambda);
-    }
-    if (normal.isZero(0)) return LocalHit{0, -d, 0};  // the origin is inside
-    return LocalHit{t, normal.normalized(), 0};
+    const auto point = [&](const Vec3& v) { return std::pair{support.support(v), Vec3(Vec3::Zero())}; };
+    const std::optional<detail::GjkCastHit> hit = detail::gjk_raycast(point, o, d, max_t, 0, 1e-10 * scale);
+    if (!hit) return std::nullopt;
+    if (hit->normal.isZero(0)) return LocalHit{0, -d, 0};  // the origin is inside
+    return LocalHit{hit->t, hit->normal.normalized(), 0};
 }
 
 // Moller-Trumbore; both faces. Returns t, or infinity.

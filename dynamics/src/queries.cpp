@@ -1,8 +1,12 @@
-// Scene queries of the embedding API: ray casts (closest and all hits), bodies in a box and bodies
-// overlapping a shape. Candidates come from the broad phase's trees (their fat boxes), then each candidate's
-// exact test: raycast() (collision/raycast.h) or the narrow phase's collide() with no margin.
+// Scene queries of the embedding API: ray casts and shape casts (closest and all hits), bodies in a box,
+// bodies overlapping a shape and bodies containing a point. Candidates come from the broad phase's trees
+// (their fat boxes) over the query's box (the segment's, the box the cast shape sweeps, the point's), then
+// each candidate's exact test: raycast() (collision/raycast.h), shape_cast() (collision/shape_cast.h), the
+// narrow phase's collide() with no margin, or contains_point() (collision/point_query.h).
 #include <simpulse/collision/narrow_phase.h>
+#include <simpulse/collision/point_query.h>
 #include <simpulse/collision/raycast.h>
+#include <simpulse/collision/shape_cast.h>
 #include <simpulse/dynamics/world.h>
 
 #include <algorithm>
@@ -29,6 +33,25 @@ Aabb segment_box(const Vec3& origin, const Vec3& unit, double max_distance) {
     return {origin.cwiseMin(end), origin.cwiseMax(end)};
 }
 
+// The pose with its orientation normalised, after checking that it is finite.
+Pose checked_pose(const Pose& pose) {
+    if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite())
+        throw std::invalid_argument("pose: expected finite numbers");
+    return {pose.position, pose.orientation.normalized()};
+}
+
+// Nearest first; equal distances in body order, so the answer does not depend on the trees' layout.
+template <class Hit>
+void sort_hits(std::vector<Hit>& hits) {
+    std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.body.index < b.body.index;
+    });
+}
+
+void sort_bodies(std::vector<BodyId>& bodies) {
+    std::sort(bodies.begin(), bodies.end(), [](BodyId a, BodyId b) { return a.index < b.index; });
+}
+
 }  // namespace
 
 std::vector<RayCastHit> DynamicsWorld::cast_ray_all(const Vec3& origin, const Vec3& direction,
@@ -42,10 +65,7 @@ std::vector<RayCastHit> DynamicsWorld::cast_ray_all(const Vec3& origin, const Ve
         if (const std::optional<RayHit> hit = raycast(*b.shape, b.pose(), origin, unit, max_distance))
             hits.push_back({id_of(slot), hit->distance, hit->point, hit->normal});
     });
-    // Nearest first; equal distances in body order, so the answer does not depend on the trees' layout.
-    std::sort(hits.begin(), hits.end(), [](const RayCastHit& a, const RayCastHit& b) {
-        return a.distance != b.distance ? a.distance < b.distance : a.body.index < b.body.index;
-    });
+    sort_hits(hits);
     return hits;
 }
 
@@ -70,16 +90,14 @@ std::vector<BodyId> DynamicsWorld::query_box(const Vec3& min, const Vec3& max,
         if (!b.alive || !compute_aabb(*b.shape, b.pose()).overlaps(box)) return;
         if (!filter || filter(id_of(slot))) found.push_back(id_of(slot));
     });
-    std::sort(found.begin(), found.end(), [](BodyId a, BodyId b) { return a.index < b.index; });
+    sort_bodies(found);
     return found;
 }
 
 std::vector<BodyId> DynamicsWorld::query_shape(const ShapePtr& shape, const Pose& pose,
                                                const BodyFilter& filter) const {
     if (shape == nullptr) throw std::invalid_argument("shape: expected a shape, got none");
-    if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite())
-        throw std::invalid_argument("pose: expected finite numbers");
-    const Pose placed{pose.position, pose.orientation.normalized()};
+    const Pose placed = checked_pose(pose);
     const Aabb box = compute_aabb(*shape, placed);
     std::vector<BodyId> found;
     std::vector<Manifold> manifolds;
@@ -91,7 +109,52 @@ std::vector<BodyId> DynamicsWorld::query_shape(const ShapePtr& shape, const Pose
         if (collide(*shape, placed, *b.shape, b.pose(), CollideSettings{}, manifolds) > 0)
             found.push_back(id_of(slot));
     });
-    std::sort(found.begin(), found.end(), [](BodyId a, BodyId b) { return a.index < b.index; });
+    sort_bodies(found);
+    return found;
+}
+
+std::vector<ShapeCastHit> DynamicsWorld::cast_shape_all(const ShapePtr& shape, const Pose& pose,
+                                                        const Vec3& translation,
+                                                        const BodyFilter& filter) const {
+    if (shape == nullptr) throw std::invalid_argument("shape: expected a shape, got none");
+    if (!is_castable(*shape))
+        throw std::invalid_argument("shape: expected a convex shape or compound of convex shapes");
+    const Pose start = checked_pose(pose);
+    if (!translation.allFinite() || !(translation.norm() > 0))
+        throw std::invalid_argument("translation: expected a non-zero vector of finite numbers");
+    Aabb swept = compute_aabb(*shape, start);
+    swept.grow(Aabb{swept.min + translation, swept.max + translation});
+    const double length = translation.norm();
+    std::vector<ShapeCastHit> hits;
+    broad_phase_.query(swept, [&](std::int32_t proxy) {
+        const std::uint32_t slot = broad_phase_.user_id(proxy);
+        const Body& b = bodies_[slot];
+        if (!b.alive || (filter && !filter(id_of(slot)))) return;
+        if (const std::optional<CastHit> hit = shape_cast(*shape, start, translation, *b.shape, b.pose()))
+            hits.push_back({id_of(slot), hit->fraction, hit->fraction * length, hit->point, hit->normal});
+    });
+    sort_hits(hits);
+    return hits;
+}
+
+std::optional<ShapeCastHit> DynamicsWorld::cast_shape(const ShapePtr& shape, const Pose& pose,
+                                                      const Vec3& translation,
+                                                      const BodyFilter& filter) const {
+    const std::vector<ShapeCastHit> hits = cast_shape_all(shape, pose, translation, filter);
+    if (hits.empty()) return std::nullopt;
+    return hits.front();
+}
+
+std::vector<BodyId> DynamicsWorld::query_point(const Vec3& point, const BodyFilter& filter) const {
+    if (!point.allFinite()) throw std::invalid_argument("point: expected finite numbers");
+    std::vector<BodyId> found;
+    broad_phase_.query(Aabb{point, point}.inflated(kPointQueryTolerance), [&](std::int32_t proxy) {
+        const std::uint32_t slot = broad_phase_.user_id(proxy);
+        const Body& b = bodies_[slot];
+        if (!b.alive || (filter && !filter(id_of(slot)))) return;
+        if (contains_point(*b.shape, b.pose(), point, kPointQueryTolerance)) found.push_back(id_of(slot));
+    });
+    sort_bodies(found);
     return found;
 }
 

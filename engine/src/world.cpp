@@ -206,6 +206,21 @@ Result<std::vector<BodyId>> World::query_shape(const ShapePtr& shape, const Pose
                                                const BodyFilter& filter) const {
     return guarded_value<std::vector<BodyId>>([&] { return world_->query_shape(shape, pose, filter); });
 }
+Result<std::optional<ShapeCastHit>> World::cast_shape(const ShapePtr& shape, const Pose& pose,
+                                                      const Vec3& translation,
+                                                      const BodyFilter& filter) const {
+    return guarded_value<std::optional<ShapeCastHit>>(
+        [&] { return world_->cast_shape(shape, pose, translation, filter); });
+}
+Result<std::vector<ShapeCastHit>> World::cast_shape_all(const ShapePtr& shape, const Pose& pose,
+                                                        const Vec3& translation,
+                                                        const BodyFilter& filter) const {
+    return guarded_value<std::vector<ShapeCastHit>>(
+        [&] { return world_->cast_shape_all(shape, pose, translation, filter); });
+}
+Result<std::vector<BodyId>> World::query_point(const Vec3& point, const BodyFilter& filter) const {
+    return guarded_value<std::vector<BodyId>>([&] { return world_->query_point(point, filter); });
+}
 
 Status World::step(double dt) {
     non_finite_body_.reset();

@@ -1,14 +1,16 @@
-// Scene queries of the embedding API (issue 23): ray casts (closest, all hits, filtered), bodies in a box and
-// bodies overlapping a shape, on a world of a ground plane, two stacked-apart boxes and a sphere, against the
-// distances the geometry gives; invalid arguments are error values naming the field. And collision
-// filtering: groups and masks decide which bodies collide; contact events carry their pair's impulse; a fast
-// pellet stops at a thin wall (continuous collision) unless its ccd is off.
+// Scene queries of the embedding API (issue 23): ray casts and shape casts (closest, all hits, filtered),
+// bodies in a box, bodies overlapping a shape and bodies containing a point, on a world of a ground plane,
+// two stacked-apart boxes and a sphere, against the distances the geometry gives; invalid arguments are error
+// values naming the field. And collision filtering: groups and masks decide which bodies collide; contact
+// events carry their pair's impulse; a fast pellet stops at a thin wall (continuous collision) unless its ccd
+// is off.
 #include "world_fixture.h"
 
 #include <simpulse/world.h>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace simpulse::test {
@@ -86,6 +88,96 @@ TEST(SceneQueries, InvalidArgumentsAreErrorValuesNamingTheField) {
     EXPECT_EQ(q.world.query_box(Vec3(1, 0, 0), Vec3(0, 1, 1)).error().message,
               "min: expected min <= max in x, y and z");
     EXPECT_EQ(q.world.query_shape(nullptr, Pose{}).error().message, "shape: expected a shape, got none");
+
+    const ShapePtr ball = create_sphere(0.5).value();
+    EXPECT_EQ(q.world.cast_shape(nullptr, Pose{}, Vec3::UnitX()).error().message,
+              "shape: expected a shape, got none");
+    const ShapePtr mesh =
+        create_triangle_mesh({Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY()}, {{0, 1, 2}}).value();
+    const auto not_convex = q.world.cast_shape_all(mesh, Pose{}, Vec3::UnitX());
+    ASSERT_FALSE(not_convex.ok());
+    EXPECT_EQ(not_convex.error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(not_convex.error().message, "shape: expected a convex shape or compound of convex shapes");
+    EXPECT_EQ(q.world.cast_shape(ball, Pose{Vec3(0, std::nan(""), 0), Quat::Identity()}, Vec3::UnitX())
+                  .error()
+                  .message,
+              "pose: expected finite numbers");
+    EXPECT_EQ(q.world.cast_shape(ball, Pose{}, Vec3::Zero()).error().message,
+              "translation: expected a non-zero vector of finite numbers");
+    EXPECT_EQ(q.world.cast_shape_all(ball, Pose{}, Vec3(0, 0, INFINITY)).error().message,
+              "translation: expected a non-zero vector of finite numbers");
+    const auto point = q.world.query_point(Vec3(0, 0, std::nan("")));
+    ASSERT_FALSE(point.ok());
+    EXPECT_EQ(point.error().code, ErrorCode::invalid_argument);
+    EXPECT_EQ(point.error().message, "point: expected finite numbers");
+}
+
+// Shape casts on the query world: a sphere dropped on the stack meets the high box first, then the low box
+// and the ground; one passing along x just over the low box grazes its top edge. Closed forms to 1e-12
+// (polytope and ball cores converge exactly: the error is the rounding of metre coordinates).
+TEST(SceneQueries, ShapeCastsFindTheFirstTouchAndEveryBodyInOrder) {
+    QueryWorld q;
+    const ShapePtr ball = create_sphere(0.25).value();
+    const Pose start{Vec3(0.1, 0.2, 10), Quat::Identity()};
+    const Vec3 drop(0, 0, -20);
+    const auto nearest = q.world.cast_shape(ball, start, drop).value();
+    ASSERT_TRUE(nearest.has_value());
+    EXPECT_EQ(nearest->body, q.high);
+    EXPECT_NEAR(nearest->distance, 6.25, 1e-12) << "error " << std::abs(nearest->distance - 6.25);
+    EXPECT_NEAR(nearest->fraction, 6.25 / 20, 1e-12);
+    EXPECT_LT((nearest->point - Vec3(0.1, 0.2, 3.5)).norm(), 1e-12) << nearest->point.transpose();
+    EXPECT_LT((nearest->normal - Vec3::UnitZ()).norm(), 1e-12) << nearest->normal.transpose();
+
+    const std::vector<ShapeCastHit> all = q.world.cast_shape_all(ball, start, drop).value();
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].body, q.high);
+    EXPECT_EQ(all[1].body, q.low);
+    EXPECT_EQ(all[2].body, q.ground);
+    EXPECT_NEAR(all[1].distance, 8.75, 1e-12);
+    EXPECT_NEAR(all[2].distance, 9.75, 1e-12);
+    const auto skip_high =
+        q.world.cast_shape(ball, start, drop, [&](BodyId b) { return b != q.high; }).value();
+    ASSERT_TRUE(skip_high.has_value());
+    EXPECT_EQ(skip_high->body, q.low);
+
+    // A sphere r 0.5 along x at z = 1.2 passes 0.2 over the low box's top (z = 1): it touches the edge
+    // x = -0.5, z = 1 when its centre is sqrt(0.5^2 - 0.2^2) before it, the normal from the edge to the
+    // centre.
+    const ShapePtr half = create_sphere(0.5).value();
+    const double before = std::sqrt(0.25 - 0.04);
+    const auto edge =
+        q.world.cast_shape(half, Pose{Vec3(-10, 0, 1.2), Quat::Identity()}, Vec3(20, 0, 0)).value();
+    ASSERT_TRUE(edge.has_value());
+    EXPECT_EQ(edge->body, q.low);
+    EXPECT_NEAR(edge->distance, 9.5 - before, 1e-12) << "error " << std::abs(edge->distance - (9.5 - before));
+    EXPECT_LT((edge->normal - Vec3(-before, 0, 0.2) / 0.5).norm(), 1e-12) << edge->normal.transpose();
+    EXPECT_LT((edge->point - Vec3(-0.5, 0, 1)).norm(), 1e-12) << edge->point.transpose();
+    // Stopped 1 mm short of the touch, nothing.
+    EXPECT_FALSE(
+        q.world.cast_shape(half, Pose{Vec3(-10, 0, 1.2), Quat::Identity()}, Vec3(9.499 - before, 0, 0))
+            .value()
+            .has_value());
+    // Starting inside the ball: a hit at 0, the normal against the translation.
+    const auto inside = q.world.cast_shape(half, Pose{Vec3(5, 0, 1.5), Quat::Identity()}, Vec3(0, 2, 0),
+                                           [&](BodyId b) { return b == q.ball; });
+    ASSERT_TRUE(inside.value().has_value());
+    EXPECT_EQ(inside.value()->distance, 0);
+    EXPECT_EQ(inside.value()->normal, Vec3(0, -1, 0));
+}
+
+// Point queries on the query world: each body's inside, a point on a surface (within the tolerance), one 1e-6
+// beyond it, the ground's half-space, and a filter.
+TEST(SceneQueries, PointQueriesFindTheBodiesContainingThePoint) {
+    QueryWorld q;
+    EXPECT_EQ(q.world.query_point(Vec3(0.2, -0.3, 0.5)).value(), (std::vector<BodyId>{q.low}));
+    EXPECT_EQ(q.world.query_point(Vec3(5, 0.5, 1.5)).value(), (std::vector<BodyId>{q.ball}));
+    EXPECT_EQ(q.world.query_point(Vec3(0.1, 0.1, 3.5)).value(), (std::vector<BodyId>{q.high}));
+    EXPECT_TRUE(q.world.query_point(Vec3(0.1, 0.1, 3.5 + 1e-6)).value().empty());
+    EXPECT_EQ(q.world.query_point(Vec3(50, 0, -1)).value(), (std::vector<BodyId>{q.ground}));
+    // The low box's bottom face lies on the ground: a point there is in both, in body order.
+    EXPECT_EQ(q.world.query_point(Vec3(0.1, 0.1, 0)).value(), (std::vector<BodyId>{q.ground, q.low}));
+    EXPECT_TRUE(
+        q.world.query_point(Vec3(0.2, -0.3, 0.5), [&](BodyId b) { return b != q.low; }).value().empty());
 }
 
 // A ball dropped on a box on the ground: by default it comes to rest on the box (its centre r above the box's

@@ -100,13 +100,31 @@ struct JointDesc {
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
 };
 
-// Scene queries (World::cast_ray, query_box, query_shape): which bodies a query sees; empty: all of them.
+// Scene queries (World::cast_ray, cast_shape, query_box, query_shape, query_point): which bodies a query
+// sees; empty: all of them.
 using BodyFilter = std::function<bool(BodyId)>;
 
 // A ray's hit on a body: `distance` along the unit direction (0 when the ray starts inside a solid shape),
 // the world point and the surface's outward normal there.
 struct RayCastHit {
     BodyId body;
+    double distance = 0;
+    Vec3 point = Vec3::Zero();
+    Vec3 normal = Vec3::UnitZ();
+};
+
+// How far outside a shape's surface a point may lie and still count as on it (World::query_point), m: the
+// rounding of the shapes' closed forms and of GJK's distance at metre scale, well below any contact margin.
+inline constexpr double kPointQueryTolerance = 1e-9;
+
+// A shape cast's hit on a body: the moved shape first touches it after `fraction` (in [0, 1]) of the
+// translation, `distance` = fraction * |translation| metres; the world point on the body where it touches and
+// the normal there, unit, from the body towards the cast shape (against the motion). A shape that overlaps
+// the body at the start hits it at 0, with the normal against the translation and the point at the shape's
+// start position.
+struct ShapeCastHit {
+    BodyId body;
+    double fraction = 0;
     double distance = 0;
     Vec3 point = Vec3::Zero();
     Vec3 normal = Vec3::UnitZ();

@@ -116,6 +116,19 @@ class World {
     // Bodies that overlap or touch `shape` placed at `pose`.
     Result<std::vector<BodyId>> query_shape(const ShapePtr& shape, const Pose& pose,
                                             const BodyFilter& filter = {}) const;
+    // A shape cast: `shape` (convex, or a compound of convex shapes) moved without turning from `pose` by
+    // `translation` (finite, non-zero); the first body it touches (ShapeCastHit: at 0 when it starts
+    // overlapping). Meshes and height fields are surfaces, touched from either side.
+    Result<std::optional<ShapeCastHit>> cast_shape(const ShapePtr& shape, const Pose& pose,
+                                                   const Vec3& translation,
+                                                   const BodyFilter& filter = {}) const;
+    // Every body the moved shape touches (its first touch of each), nearest first.
+    Result<std::vector<ShapeCastHit>> cast_shape_all(const ShapePtr& shape, const Pose& pose,
+                                                     const Vec3& translation,
+                                                     const BodyFilter& filter = {}) const;
+    // Bodies whose shape contains `point` or has it on its surface within kPointQueryTolerance, in
+    // creation-slot order. Planes and height fields are solid below their surface; meshes are surfaces only.
+    Result<std::vector<BodyId>> query_point(const Vec3& point, const BodyFilter& filter = {}) const;
 
     // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
     // non-finite; the world then keeps the last good state (poses and velocities at the step's start, time

@@ -116,6 +116,16 @@ class DynamicsWorld {
     // Bodies that overlap or touch `shape` placed at `pose`, in body order.
     std::vector<BodyId> query_shape(const ShapePtr& shape, const Pose& pose,
                                     const BodyFilter& filter = {}) const;
+    // `shape` (convex or a compound) moved without turning from `pose` by `translation` (non-zero): the
+    // first body it touches (collision/shape_cast.h).
+    std::optional<ShapeCastHit> cast_shape(const ShapePtr& shape, const Pose& pose, const Vec3& translation,
+                                           const BodyFilter& filter = {}) const;
+    // Every body the moved shape touches (its first touch of each), nearest first.
+    std::vector<ShapeCastHit> cast_shape_all(const ShapePtr& shape, const Pose& pose, const Vec3& translation,
+                                             const BodyFilter& filter = {}) const;
+    // Bodies whose shape contains `point` or has it on its surface within kPointQueryTolerance, in body
+    // order (collision/point_query.h: meshes are surfaces).
+    std::vector<BodyId> query_point(const Vec3& point, const BodyFilter& filter = {}) const;
 
     Energy energy() const;
     Vec3 linear_momentum() const;
