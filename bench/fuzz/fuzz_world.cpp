@@ -246,8 +246,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 (void)world.cast_ray(origin, direction, reach, filter);
                 (void)world.cast_ray_all(origin, direction, reach);
                 (void)world.query_box(in.vector(), in.vector(), filter);
-                if (Result<ShapePtr> s = shape(in))
-                    (void)world.query_shape(s.value(), Pose{in.vector(), Quat::Identity()});
+                (void)world.query_point(in.vector(), filter);
+                if (Result<ShapePtr> s = shape(in)) {
+                    const Pose pose{in.vector(), Quat(in.number(), in.number(), in.number(), in.number())};
+                    (void)world.query_shape(s.value(), pose);
+                    (void)world.cast_shape(s.value(), pose, in.vector(), filter);
+                    (void)world.cast_shape_all(s.value(), pose, in.vector());
+                }
                 break;
             }
         }
