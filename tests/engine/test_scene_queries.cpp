@@ -27,6 +27,18 @@ struct QueryWorld {
     }
 };
 
+// The hits of a query straight down through the stack: the high box, then the low box and the ground at the
+// given distances (closed forms; the hit points are on axis-aligned faces, so round-off is all that is left).
+template <class Hit>
+void expect_stack_hits(const QueryWorld& q, const std::vector<Hit>& all, double to_low, double to_ground) {
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].body, q.high);
+    EXPECT_EQ(all[1].body, q.low);
+    EXPECT_EQ(all[2].body, q.ground);
+    EXPECT_NEAR(all[1].distance, to_low, 1e-12);
+    EXPECT_NEAR(all[2].distance, to_ground, 1e-12);
+}
+
 TEST(SceneQueries, RayCastsFindTheNearestBodyAndEveryBodyInOrder) {
     QueryWorld q;
     const Vec3 down = -Vec3::UnitZ();
@@ -37,13 +49,7 @@ TEST(SceneQueries, RayCastsFindTheNearestBodyAndEveryBodyInOrder) {
     EXPECT_LT((nearest->point - Vec3(0.1, 0.2, 3.5)).norm(), 1e-12);
     EXPECT_LT((nearest->normal - Vec3::UnitZ()).norm(), 1e-12);
 
-    const std::vector<RayCastHit> all = q.world.cast_ray_all(Vec3(0.1, 0.2, 10), down * 3, 100).value();
-    ASSERT_EQ(all.size(), 3u);
-    EXPECT_EQ(all[0].body, q.high);
-    EXPECT_EQ(all[1].body, q.low);
-    EXPECT_EQ(all[2].body, q.ground);
-    EXPECT_NEAR(all[1].distance, 9, 1e-12);
-    EXPECT_NEAR(all[2].distance, 10, 1e-12);
+    expect_stack_hits(q, q.world.cast_ray_all(Vec3(0.1, 0.2, 10), down * 3, 100).value(), 9, 10);
 
     const auto skip_high =
         q.world.cast_ray(Vec3(0.1, 0.2, 10), down, 100, [&](BodyId b) { return b != q.high; });
@@ -128,13 +134,7 @@ TEST(SceneQueries, ShapeCastsFindTheFirstTouchAndEveryBodyInOrder) {
     EXPECT_LT((nearest->point - Vec3(0.1, 0.2, 3.5)).norm(), 1e-12) << nearest->point.transpose();
     EXPECT_LT((nearest->normal - Vec3::UnitZ()).norm(), 1e-12) << nearest->normal.transpose();
 
-    const std::vector<ShapeCastHit> all = q.world.cast_shape_all(ball, start, drop).value();
-    ASSERT_EQ(all.size(), 3u);
-    EXPECT_EQ(all[0].body, q.high);
-    EXPECT_EQ(all[1].body, q.low);
-    EXPECT_EQ(all[2].body, q.ground);
-    EXPECT_NEAR(all[1].distance, 8.75, 1e-12);
-    EXPECT_NEAR(all[2].distance, 9.75, 1e-12);
+    expect_stack_hits(q, q.world.cast_shape_all(ball, start, drop).value(), 8.75, 9.75);
     const auto skip_high =
         q.world.cast_shape(ball, start, drop, [&](BodyId b) { return b != q.high; }).value();
     ASSERT_TRUE(skip_high.has_value());
