@@ -197,6 +197,7 @@ ToiResult time_of_impact(const Shape& moving, const Sweep& sweep, double radius,
     };
     auto run_triangle = [&](const MeshTriangle& t) {
         if (t.normal.dot(local.c0 - t.v[0]) < 0) return;  // starts behind it: one-sided, as its contacts
+        if (t.normal.dot(local.c0 - local.c1) < settings.face_approach) return;
         ToiResult r = advance(local, radius, settings, std::min(s_max, best.s), [&](const Pose& pose) {
             return moving_separation(moving, pose,
                                      [&](const ConvexSupport& a) { return triangle_separation(a, t); });

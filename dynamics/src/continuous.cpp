@@ -32,6 +32,7 @@ void DynamicsWorld::stop_at_impacts() {
         Body& b = bodies_[start.slot];
         const Sweep sweep{b.local_center_of_mass, start.com_position, b.com_position, start.orientation,
                           b.orientation};
+        toi.face_approach = 0.25 * b.smallest_extent;
         Aabb swept;
         swept.grow(sweep.c0);
         swept.grow(sweep.c1);

@@ -2,7 +2,8 @@
 // static box hits where its face is at the target separation, s = (distance - half height - target) / travel;
 // a thin plate turning about its centre above a plane hits when its end comes down to the target; a body
 // moving or turning away, or one that stops short, is not hit; a plate resting on one corner and turning flat
-// onto a sheet within the step is stopped before its far corner passes the sheet; the smallest extents.
+// onto a sheet within the step is stopped before its far corner passes the sheet; a ball rolling over the
+// sheet's seam is not; the smallest extents.
 #include <simpulse/collision/time_of_impact.h>
 
 #include <gtest/gtest.h>
@@ -134,6 +135,23 @@ TEST(TimeOfImpact, PlateTouchingAtTheStartIsStoppedBeforeItsFarEndPasses) {
         EXPECT_GT(r.s, 0.1);
         EXPECT_GE(lowest_corner(half, sweep.pose(r.s)), -kTolerance) << "s " << r.s;
     }
+}
+
+// A ball (r = 0.1 m) rolling level over the sheet's seam, its bottom within the target of the plane: the
+// second triangle's edge comes within the target as the ball crosses it, a hit unless triangles whose plane
+// the centre does not approach (by face_approach, a quarter of the ball's smallest extent) are left out.
+TEST(TimeOfImpact, BodyRollingOverASeamIsNotStopped) {
+    const ShapePtr ball = make_sphere(0.1);
+    const Sweep sweep{Vec3::Zero(), Vec3(-0.5, 0.3, 0.1 + 0.5 * kTarget),
+                      Vec3(0.5, -0.3, 0.1 + 0.5 * kTarget), Quat::Identity(), about_y(1)};
+    ToiSettings s = settings();
+    const ToiResult all = time_of_impact(*ball, sweep, 0.1, *sheet(), Pose{}, s);
+    s.face_approach = 0.25 * smallest_extent(*ball);
+    const ToiResult approaching = time_of_impact(*ball, sweep, 0.1, *sheet(), Pose{}, s);
+    std::printf(
+        "rolling ball over the seam: every triangle: state %d at s = %.6f; approached only: state %d\n",
+        static_cast<int>(all.state), all.s, static_cast<int>(approaching.state));
+    EXPECT_NE(approaching.state, ToiResult::State::hit);
 }
 
 TEST(TimeOfImpact, SmallestExtents) {

@@ -27,6 +27,11 @@ struct ToiSettings {
     double target = 0;     // separation to stop at, m (> 0: the next step's speculative contact takes over)
     double tolerance = 0;  // a separation within target + tolerance is a hit (> 0, for convergence)
     int max_iterations = 64;
+    // A triangle of a mesh or height field is swept only when the centre of mass approaches its plane by at
+    // least this much over the sweep (Box2D v3 does so for chain segments, with a quarter of the body's
+    // smallest extent): a body rolling or sliding over a tessellated floor, level with the next coplanar
+    // triangle, would otherwise meet that triangle's edge at the target separation and stop at every step.
+    double face_approach = 0;
 };
 
 struct ToiResult {
@@ -43,7 +48,8 @@ struct ToiResult {
 // First time in (0, s_max) at which `moving` (convex or compound), swept by `sweep`, comes within the target
 // separation of `target` at `target_pose`. `radius` bounds the distance of moving's points from its centre
 // of mass. Convex, plane, compound targets are solid; a triangle mesh or height field counts each triangle
-// under the swept box whose front side the centre of mass starts on (one-sided, as its contacts are).
+// under the swept box whose front side the centre of mass starts on (one-sided, as its contacts are) and
+// approaches by settings.face_approach.
 ToiResult time_of_impact(const Shape& moving, const Sweep& sweep, double radius, const Shape& target,
                          const Pose& target_pose, const ToiSettings& settings, double s_max = 1);
 
