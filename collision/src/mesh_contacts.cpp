@@ -32,11 +32,7 @@ Vec3 triangle_support(const MeshTriangle& t, const Vec3& d) {
     return d0 >= d1 ? (d0 >= d2 ? t.v[0] : t.v[2]) : (d1 >= d2 ? t.v[1] : t.v[2]);
 }
 
-struct CoreDistance {
-    double distance = 0;
-    Vec3 on_convex, on_triangle;
-    bool intersecting = false;
-};
+}  // namespace
 
 // GJK between the convex core and the triangle (Gilbert, Johnson & Keerthi 1988) with the signed-volume
 // sub-algorithm of gjk.h; the loop and its termination follow gjk.cpp, in a frame centred on the core.
@@ -99,6 +95,8 @@ CoreDistance core_triangle_distance(const ConvexSupport& core, const MeshTriangl
     return r;
 }
 
+namespace {
+
 // Barycentric coordinates of p (in the triangle's plane) with respect to the triangle (Ericson 3.4).
 Vec3 barycentric(const MeshTriangle& t, const Vec3& p) {
     const Vec3 e0 = t.v[1] - t.v[0], e1 = t.v[2] - t.v[0], d = p - t.v[0];
@@ -142,10 +140,14 @@ void triangle_feature(const MeshTriangle& t, const Vec3& m, ContactFeature& out)
     }
 }
 
+}  // namespace
+
 bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
     const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
     return b.minCoeff() >= -kBarycentricTolerance;
 }
+
+namespace {
 
 // The same along +z: whether p lies above or below the triangle of a height field (whose normals all have
 // n.z > 0, the grid spacing being positive).
@@ -533,17 +535,19 @@ int collide_convex_mesh(const Shape& convex, const Pose& pose_a, const TriangleM
                         const CollideSettings& settings, std::vector<Manifold>& out) {
     return collide_with_triangles(
         convex, pose_a, pose_b, settings, false, out, [&](const Aabb& box, auto&& visit) {
-            bvh_query(mesh.bvh, box, [&](std::uint32_t index) {
-                const auto& tri = mesh.triangles[index];
-                MeshTriangle t;
-                for (int k = 0; k < 3; ++k)
-                    t.v[static_cast<std::size_t>(k)] = mesh.vertices[tri[static_cast<std::size_t>(k)]];
-                t.normal = mesh.normals[index];
-                t.convex_edges = mesh.convex_edges[index];
-                t.index = index;
-                visit(t);
-            });
+            bvh_query(mesh.bvh, box, [&](std::uint32_t index) { visit(mesh_triangle(mesh, index)); });
         });
+}
+
+MeshTriangle mesh_triangle(const TriangleMesh& mesh, std::uint32_t index) {
+    const auto& tri = mesh.triangles[index];
+    MeshTriangle t;
+    for (int k = 0; k < 3; ++k)
+        t.v[static_cast<std::size_t>(k)] = mesh.vertices[tri[static_cast<std::size_t>(k)]];
+    t.normal = mesh.normals[index];
+    t.convex_edges = mesh.convex_edges[index];
+    t.index = index;
+    return t;
 }
 
 MeshTriangle height_field_triangle(const HeightField& f, int i, int j, int half) {
@@ -585,26 +589,8 @@ int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const H
                                 std::vector<Manifold>& out) {
     const std::size_t first = out.size();
     const int added = collide_with_triangles(
-        convex, pose_a, pose_b, settings, true, out, [&](const Aabb& box, auto&& visit) {
-            const int j0 =
-                std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
-            const int j1 = std::min(
-                f.columns - 2, static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
-            const int i0 =
-                std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
-            const int i1 = std::min(
-                f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
-            for (int i = i0; i <= i1; ++i)
-                for (int j = j0; j <= j1; ++j) {
-                    const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
-                                 h3 = f.height(i + 1, j + 1);
-                    // The cell's surface lies below its highest corner: skip it when the box is entirely
-                    // above. A box entirely below the surface is inside the solid under it and still visited.
-                    if (std::max({h0, h1, h2, h3}) < box.min.z()) continue;
-                    visit(height_field_triangle(f, i, j, 0));
-                    visit(height_field_triangle(f, i, j, 1));
-                }
-        });
+        convex, pose_a, pose_b, settings, true, out,
+        [&](const Aabb& box, auto&& visit) { for_each_height_field_triangle(f, box, visit); });
     // Manifolds name the cell (row * (columns - 1) + column), like the analytic cylinder-terrain path.
     for (std::size_t k = first; k < out.size(); ++k) out[k].sub_b /= 2;
     return added;

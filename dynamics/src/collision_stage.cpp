@@ -10,6 +10,15 @@
 
 namespace simpulse {
 
+bool DynamicsWorld::filters_pass(std::uint32_t ia, std::uint32_t ib) const {
+    const Body& a = bodies_[ia];
+    const Body& b = bodies_[ib];
+    if ((a.collision_group & b.collision_mask) == 0 || (b.collision_group & a.collision_mask) == 0)
+        return false;
+    return !std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
+                               std::pair{std::min(ia, ib), std::max(ia, ib)});
+}
+
 void DynamicsWorld::collision_stage(double dt) {
     const double margin = settings_.contact_margin;
     // Speculative distance per body: how far its surface can move in this step, so a fast body is caught
@@ -32,10 +41,7 @@ void DynamicsWorld::collision_stage(double dt) {
         const Body& b = bodies_[ib];
         if (!a.alive || !b.alive || (frozen(ia) && frozen(ib))) return false;
         if (!a.bounds.overlaps(b.bounds)) return false;  // fat boxes overlap, the tight ones do not
-        if ((a.collision_group & b.collision_mask) == 0 || (b.collision_group & a.collision_mask) == 0)
-            return false;
-        return !std::binary_search(no_collide_pairs_.begin(), no_collide_pairs_.end(),
-                                   std::pair{std::min(ia, ib), std::max(ia, ib)});
+        return filters_pass(ia, ib);
     };
     for (const std::uint32_t sleeper : wake_next_step_)
         if (bodies_[sleeper].alive && bodies_[sleeper].asleep) wake_island(sleeper);

@@ -27,8 +27,10 @@ DynamicsWorld::SubstepResult DynamicsWorld::substep(double dt, bool may_reject) 
     const SolverSettings settings = solve_velocities(dt);                  // solve_velocities.cpp
     if (may_reject && reject_substep(dt)) return SubstepResult::rejected;  // solve_velocities.cpp
     update_contact_events();                                               // contact_events.cpp
+    begin_sweeps(dt);                                                      // continuous.cpp
     advance_positions(dt);                                                 // advance_positions.cpp
     project_positions(settings);                                           // project_positions.cpp
+    stop_at_impacts();                                                     // continuous.cpp
     return SubstepResult::done;
 }
 

@@ -1,6 +1,7 @@
 // DynamicsWorld: lifetime and bookkeeping of bodies, springs, joints and materials, and the queries of the
 // world (energy, momenta); the step itself is in step.cpp.
 #include <simpulse/collision/number_text.h>
+#include <simpulse/collision/time_of_impact.h>
 #include <simpulse/dynamics/errors.h>
 #include <simpulse/dynamics/integrator.h>
 #include <simpulse/dynamics/link_ends.h>
@@ -135,6 +136,7 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
                                .cwiseAbs()
                                .cwiseMax((local.min - b.local_center_of_mass).cwiseAbs());
         b.bounding_radius = reach.norm();
+        b.smallest_extent = smallest_extent(*b.shape);
     }
     b.com_position = desc.pose.position + b.orientation * b.local_center_of_mass;
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);

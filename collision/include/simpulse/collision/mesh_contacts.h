@@ -24,7 +24,9 @@
 #include <simpulse/collision/shape.h>
 #include <simpulse/collision/support.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +40,21 @@ struct MeshTriangle {
     std::uint8_t convex_edges = 7;
     std::uint32_t index = 0;  // triangle index (mesh) or 2 * cell + half (height field)
 };
+
+// Distance between the core of a convex shape (a support view of its core, in the triangle's frame) and a
+// triangle, by GJK; the closest points of the two when apart.
+struct CoreDistance {
+    double distance = 0;
+    Vec3 on_convex, on_triangle;
+    bool intersecting = false;
+};
+CoreDistance core_triangle_distance(const ConvexSupport& core, const MeshTriangle& triangle);
+
+// Whether p lies over or under the triangle, along its normal.
+bool inside_triangle_prism(const MeshTriangle& triangle, const Vec3& p);
+
+// Triangle `index` of the mesh, in the mesh's frame.
+MeshTriangle mesh_triangle(const TriangleMesh& mesh, std::uint32_t index);
 
 // Contact of a convex shape, given as a support view in the triangle's frame, with one triangle. The normal
 // points from the shape to the triangle; ids are unique per triangle. Returns false when nothing is within
@@ -60,6 +77,27 @@ int collide_convex_height_field(const Shape& convex, const Pose& pose_a, const H
                                 const Pose& pose_b, const CollideSettings& settings,
                                 std::vector<Manifold>& out);
 MeshTriangle height_field_triangle(const HeightField& field, int row, int column, int half);
+
+// Calls visit(triangle) for both triangles of every cell under `box` (in the field's frame) whose highest
+// corner is not below the box: a box entirely below the surface is inside the solid under it and still gets
+// the cells.
+template <class Visit>
+void for_each_height_field_triangle(const HeightField& f, const Aabb& box, Visit&& visit) {
+    const int j0 = std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
+    const int j1 =
+        std::min(f.columns - 2, static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
+    const int i0 = std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
+    const int i1 =
+        std::min(f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
+    for (int i = i0; i <= i1; ++i)
+        for (int j = j0; j <= j1; ++j) {
+            const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),
+                         h3 = f.height(i + 1, j + 1);
+            if (std::max({h0, h1, h2, h3}) < box.min.z()) continue;
+            visit(height_field_triangle(f, i, j, 0));
+            visit(height_field_triangle(f, i, j, 1));
+        }
+}
 
 // Cylinder against height field by the generic path (cell triangles); the narrow phase uses the analytic
 // algorithm of cylinder_terrain.h instead, and bench_cylinder_terrain compares the two.

@@ -34,6 +34,7 @@ struct Body {
     Mat3 inertia_local = Mat3::Zero();  // about the centre of mass, body axes
     Vec3 local_center_of_mass = Vec3::Zero();
     double bounding_radius = 0;  // bound on the distance of the shape's points from the centre of mass
+    double smallest_extent = 0;  // the shape's thinnest width (smallest_extent, time_of_impact.h)
     ShapePtr shape;
     MaterialId material = 0;
     bool ccd = true;                    // BodyDesc::ccd

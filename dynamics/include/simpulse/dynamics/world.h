@@ -148,6 +148,9 @@ class DynamicsWorld {
     void wake_around_static(std::uint32_t slot, const Aabb& bounds);
     void update_sleep(double dt);
     bool frozen(std::uint32_t slot) const { return bodies_[slot].is_static || bodies_[slot].asleep; }
+    // The collision filters let the two bodies collide: groups and masks match and no joint between them
+    // leaves out their collisions.
+    bool filters_pass(std::uint32_t a, std::uint32_t b) const;
     // The stages of substep (world.cpp lists them in order), each in the file named for it.
     bool apply_forces(double dt);  // false if a velocity became non-finite
     void collision_stage(double dt);
@@ -155,8 +158,10 @@ class DynamicsWorld {
     SolverSettings solve_velocities(double dt);  // the solver settings of this substep
     bool reject_substep(double dt);              // true: rejected, velocities restored
     void update_contact_events();
+    void begin_sweeps(double dt);
     void advance_positions(double dt);
     void project_positions(const SolverSettings& solver_settings);
+    void stop_at_impacts();
     void sync_solver_bodies(bool to_solver);
     JointConstraint joint_constraint(const Joint& joint) const;  // the solver's view of a joint
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
@@ -208,6 +213,12 @@ class DynamicsWorld {
     std::vector<std::uint32_t> island_parent_;  // union-find of the sleep test
     std::vector<char> island_restless_;
     std::vector<std::uint32_t> wake_next_step_;  // sleepers a resting body touched (collision_stage)
+    struct SweepStart {  // a fast body's centre of mass and orientation before the positions advanced
+        std::uint32_t slot;
+        Vec3 com_position;
+        Quat orientation;
+    };
+    std::vector<SweepStart> sweeps_;  // continuous.cpp
 
     double time_ = 0;  // sum of the steps' lengths
     std::uint64_t step_count_ = 0;
