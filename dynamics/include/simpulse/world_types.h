@@ -59,8 +59,10 @@ struct BodyDesc {
     std::uint32_t collision_group = 1;
     std::uint32_t collision_mask = 0xffffffffu;
     // Continuous collision: the body's contacts are sought over the distance it can move in a step
-    // (speculative contacts), so a fast body is stopped before it passes through another. false: only within
-    // the contact margin (cheaper for many fast bodies that need not stop, e.g. debris).
+    // (speculative contacts), so a fast body is stopped before it passes through another, and a body that
+    // moves more than half its smallest extent in a step is swept against static shapes and put back to its
+    // time of impact (exact solver mode). false: only within the contact margin, no sweep (cheaper for many
+    // fast bodies that need not stop, e.g. debris).
     bool ccd = true;
 };
 
