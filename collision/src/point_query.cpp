@@ -84,6 +84,22 @@ bool contains_local(const Shape& shape, const Vec3& p, double tolerance) {
             const double axial = std::max(std::abs(p.z()) - c.half_height, 0.0);
             return std::hypot(radial, axial) <= tolerance;
         }
+        case ShapeType::cone: {
+            // Closed form in the half cross-section through the axis: (rho, z) against the triangle of the
+            // axis, the base radius and the apex (GJK's distance to the curved side converges only to about
+            // 1e-8 m, above the tolerance).
+            const auto& c = std::get<Cone>(shape.geometry);
+            const Vec2 q(std::hypot(p.x(), p.y()), p.z());
+            const Vec2 base(c.radius, -c.half_height), apex(0, c.half_height);
+            if (q.y() >= -c.half_height && q.x() * 2 * c.half_height <= c.radius * (c.half_height - q.y()))
+                return true;
+            const auto segment_distance = [&](const Vec2& a, const Vec2& b) {
+                const double s = std::clamp((q - a).dot(b - a) / (b - a).squaredNorm(), 0.0, 1.0);
+                return (q - (a + s * (b - a))).norm();
+            };
+            return std::min(segment_distance(Vec2(0, -c.half_height), base), segment_distance(base, apex)) <=
+                   tolerance;
+        }
         case ShapeType::plane: {
             const auto& plane = std::get<Plane>(shape.geometry);
             return plane.normal.dot(p) - plane.offset <= tolerance;
@@ -100,7 +116,8 @@ bool contains_local(const Shape& shape, const Vec3& p, double tolerance) {
         case ShapeType::height_field:
             return height_field_contains(std::get<HeightField>(shape.geometry), p, tolerance);
         default: {
-            // Cones and hulls: the point is a sphere's core (its centre), so GJK measures the distance to it.
+            // Hulls: the point is a sphere's core (its centre), so GJK measures the distance to it (exact on
+            // a polytope).
             const Shape point{Sphere{0}};
             const GjkResult r = gjk(ConvexSupport(shape, Pose{}), ConvexSupport(point, Pose{p}).core());
             return r.intersecting || r.distance <= tolerance;
