@@ -51,7 +51,7 @@ bool height_field_contains(const HeightField& f, const Vec3& p, double tolerance
         const double offset = p[axis] - f.origin[axis];
         if (offset < -tolerance || offset > size[axis] + tolerance) return false;
         const double local = std::clamp(offset, 0.0, size[axis]) / f.spacing[axis];
-        cell[axis] = std::clamp(static_cast<int>(std::floor(local)), 0, cells[axis] - 1);
+        cell[axis] = std::clamp(height_field_cell(local, cells[axis]), 0, cells[axis] - 1);
         cell_coordinates[axis] = local - cell[axis];
     }
     const int i = cell[1], j = cell[0];

@@ -131,7 +131,7 @@ std::optional<LocalHit> cast_height_field(const HeightField& f, const Vec3& o, c
     const int cells[2] = {f.columns - 1, f.rows - 1};
     for (int axis = 0; axis < 2; ++axis) {
         const double local = (start[axis] - f.origin[axis]) / f.spacing[axis];
-        cell[axis] = std::clamp(static_cast<int>(std::floor(local)), 0, cells[axis] - 1);
+        cell[axis] = std::clamp(height_field_cell(local, cells[axis]), 0, cells[axis] - 1);
         step[axis] = d[axis] > 0 ? 1 : -1;
         if (std::abs(d[axis]) < 1e-300) {
             next[axis] = delta[axis] = kInfinity;

@@ -123,8 +123,8 @@ std::optional<LocalCast> cast_height_field(const Caster& c, const Shape& cast, c
         const double lo = (box.min[axis] - f.origin[axis]) / f.spacing[axis];
         const double hi = (box.max[axis] - f.origin[axis]) / f.spacing[axis];
         if (hi < 0 || lo > cells[axis]) return std::nullopt;
-        first[axis] = std::clamp(static_cast<int>(std::floor(lo)), 0, cells[axis] - 1);
-        last[axis] = std::clamp(static_cast<int>(std::floor(hi)), 0, cells[axis] - 1);
+        first[axis] = std::clamp(height_field_cell(lo, cells[axis]), 0, cells[axis] - 1);
+        last[axis] = std::clamp(height_field_cell(hi, cells[axis]), 0, cells[axis] - 1);
     }
     std::optional<LocalCast> best;
     for (int row = first[1]; row <= last[1]; ++row) {

@@ -83,12 +83,12 @@ MeshTriangle height_field_triangle(const HeightField& field, int row, int column
 // the cells.
 template <class Visit>
 void for_each_height_field_triangle(const HeightField& f, const Aabb& box, Visit&& visit) {
-    const int j0 = std::max(0, static_cast<int>(std::floor((box.min.x() - f.origin.x()) / f.spacing.x())));
+    const int columns = f.columns - 1, rows = f.rows - 1;  // cells
+    const int j0 = std::max(0, height_field_cell((box.min.x() - f.origin.x()) / f.spacing.x(), columns));
     const int j1 =
-        std::min(f.columns - 2, static_cast<int>(std::floor((box.max.x() - f.origin.x()) / f.spacing.x())));
-    const int i0 = std::max(0, static_cast<int>(std::floor((box.min.y() - f.origin.y()) / f.spacing.y())));
-    const int i1 =
-        std::min(f.rows - 2, static_cast<int>(std::floor((box.max.y() - f.origin.y()) / f.spacing.y())));
+        std::min(columns - 1, height_field_cell((box.max.x() - f.origin.x()) / f.spacing.x(), columns));
+    const int i0 = std::max(0, height_field_cell((box.min.y() - f.origin.y()) / f.spacing.y(), rows));
+    const int i1 = std::min(rows - 1, height_field_cell((box.max.y() - f.origin.y()) / f.spacing.y(), rows));
     for (int i = i0; i <= i1; ++i)
         for (int j = j0; j <= j1; ++j) {
             const double h0 = f.height(i, j), h1 = f.height(i, j + 1), h2 = f.height(i + 1, j),

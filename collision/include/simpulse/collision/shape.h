@@ -7,6 +7,7 @@
 #include <simpulse/collision/math.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -133,6 +134,15 @@ struct HeightField {
     std::vector<Level> levels;
     double height(int i, int j) const { return heights[static_cast<std::size_t>(i) * columns + j]; }
 };
+
+// The height-field cell index of a coordinate in cells (coordinate minus origin, over the spacing): its
+// floor, clamped to [-1, cells] while still a double, so a far or non-finite coordinate (a huge swept box)
+// converts to int without overflow; NaN gives -1. Callers clamp further to the cells they walk.
+inline int height_field_cell(double local, int cells) {
+    const double cell = std::floor(local);
+    if (!(cell >= -1)) return -1;
+    return cell > cells ? cells : static_cast<int>(cell);
+}
 
 struct Shape {
     std::variant<Sphere, Box, Capsule, Cylinder, Cone, ConvexHull, Plane, Compound, TriangleMesh, HeightField>
