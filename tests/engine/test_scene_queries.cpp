@@ -108,6 +108,12 @@ TEST(SceneQueries, InvalidArgumentsAreErrorValuesNamingTheField) {
                   .error()
                   .message,
               "pose: expected finite numbers");
+    // A zero or huge quaternion (fuzz_world: a box's contacts turned to NaN in the manifold reduction).
+    EXPECT_EQ(q.world.query_shape(ball, Pose{Vec3::Zero(), Quat(0, 0, 0, 0)}).error().message,
+              "pose.orientation: expected a unit quaternion, got norm 0");
+    EXPECT_EQ(
+        q.world.cast_shape(ball, Pose{Vec3::Zero(), Quat(1e300, 0, 0, 1e300)}, Vec3::UnitX()).error().message,
+        "pose.orientation: expected a unit quaternion, got norm inf");
     EXPECT_EQ(q.world.cast_shape(ball, Pose{}, Vec3::Zero()).error().message,
               "translation: expected a non-zero vector of finite numbers");
     EXPECT_EQ(q.world.cast_shape_all(ball, Pose{}, Vec3(0, 0, INFINITY)).error().message,
