@@ -26,6 +26,10 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
     out.normal = normal;
     out.count = 0;
     if (candidates.empty()) return;
+    // Shapes placed near the end of the double range give clip points that overflowed to inf or NaN: such a
+    // patch has no meaningful contact (and NaN would defeat the selection below), so it gets none.
+    for (const ContactPoint& c : candidates)
+        if (!c.position.allFinite() || !std::isfinite(c.depth)) return;
     Vec3 u, v;
     orthonormal_basis(normal, u, v);
     const auto n = static_cast<int>(std::min<std::size_t>(candidates.size(), kMaxClipVertices));

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <set>
@@ -339,6 +340,25 @@ TEST(ReduceContacts, KeepsTheDeepestPoint) {
     EXPECT_EQ(m.points[0].id, 99u);
     // Second: farthest from (0.1, 0) is the circle point at angle pi.
     EXPECT_EQ(m.points[1].id, 6u);
+}
+
+// Clip points that overflowed (a shape placed near the end of the double range; fuzz_world found one through
+// a plane) carry no contact: the patch gets none instead of indexing with the selection's -1.
+TEST(ReduceContacts, NonFiniteCandidatesGiveNoContact) {
+    for (const double bad :
+         {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        std::vector<ContactPoint> c;
+        for (int i = 0; i < 5; ++i)
+            c.push_back({Vec3(std::cos(i), std::sin(i), 0), 0.01, static_cast<std::uint32_t>(i)});
+        c[2].depth = bad;
+        Manifold m;
+        reduce_contacts(c, Vec3::UnitZ(), m);
+        EXPECT_EQ(m.count, 0) << "depth " << bad;
+        c[2].depth = 0.01;
+        c[3].position.x() = bad;
+        reduce_contacts(c, Vec3::UnitZ(), m);
+        EXPECT_EQ(m.count, 0) << "position " << bad;
+    }
 }
 
 TEST(ReduceContacts, CollinearPatchKeepsTheTwoExtremePoints) {
