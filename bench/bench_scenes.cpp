@@ -7,6 +7,10 @@
 //   s4  mass-ratio chain (20 spheres of 0.1 kg + a 10 or 100 kg sphere on ball joints), 5 s at 1/60, 1/240
 //   and
 //       1/1000: max and final joint error, stretch, ms/step, substeps per step;
+//   p3  Jolt's PerformanceTest "Pyramid" (its PyramidScene.h, z up here): 15 layers of 2 m boxes (k x k boxes
+//       in layer 15 - k, 1,240 in all), odd layers shifted by half a box so that each box lands across four
+//       below (one island), layers dropped from 0.5 m apart; friction 0.2, density 1000, never sleeping,
+//       500 steps at 1/60: steps per second, top box drift, deepest penetration, exactness;
 //   s5  cylinder rolling on a flat 64 x 64 height field, 300 steps at 1/60: max |v_z|, max height deviation,
 //       speed loss.
 //   pendulum  a 1 kg ball (radius 5 cm) on a ball joint 1 m from the pivot, released at the pivot's height,
@@ -23,7 +27,7 @@
 // statistic. The physical results are those of the last run (both engines are deterministic: every run gives
 // the same).
 //
-// Run: bench_scenes [--scenes s2,s3,s3t,s3s,s4,s5,pendulum,hinge] [--reps 5] [--engines simpulse,bullet]
+// Run: bench_scenes [--scenes s2,s3,s3t,s3s,p3,s4,s5,pendulum,hinge] [--reps 5] [--engines simpulse,bullet]
 // [--sleep on,off]
 #include "thread_clock.h"
 
@@ -282,6 +286,52 @@ Run simpulse_s3(bool sleep, const std::string& variant) {
     exactness.store(run);
     run.values["rows_at_end"] = w.solver_stats().rows;
     run.values["manifolds_at_end"] = static_cast<double>(w.contact_manifolds().size());
+    return run;
+}
+
+// Centres of the p3 pyramid's boxes (layer i from the ground up) and the box half extent.
+constexpr double kP3Half = 1.0;
+std::vector<Vec3> p3_positions() {
+    constexpr int kLayers = 15;
+    std::vector<Vec3> out;
+    for (int i = 0; i < kLayers; ++i)
+        for (int j = i / 2; j < kLayers - (i + 1) / 2; ++j)
+            for (int k = i / 2; k < kLayers - (i + 1) / 2; ++k) {
+                const double shift = i % 2 == 1 ? kP3Half : 0.0;
+                out.emplace_back(-kLayers + 2 * kP3Half * j + shift, -kLayers + 2 * kP3Half * k + shift,
+                                 kP3Half + (2 * kP3Half + 0.5) * i);
+            }
+    return out;
+}
+
+Run simpulse_p3() {
+    World w = must(World::create(settings_with_sleep(false)));
+    must(w.set_material(0, {.friction = 0.2, .restitution = 0, .density = 1000}));
+    const ShapePtr ground = must(create_plane(Vec3::UnitZ(), 0));
+    must(w.create_body(static_body(ground)));
+    const ShapePtr box = must(create_box(Vec3::Constant(kP3Half)));
+    std::vector<BodyId> b;
+    for (const Vec3& p : p3_positions()) b.push_back(must(w.create_body(dynamic_body(box, p))));
+    Run run;
+    Exactness exactness;
+    double largest_island_rows = 0;
+    for (int s = 0; s < 500; ++s) {
+        timed_step(w, 1.0 / 60, run);
+        exactness.add(w.solver_stats());
+        largest_island_rows =
+            std::max(largest_island_rows, static_cast<double>(w.solver_stats().largest_island_rows));
+    }
+    exactness.store(run);
+    double total_ms = 0;
+    for (double ms : run.step_ms) total_ms += ms;
+    run.values["steps_per_second"] = 1e3 * static_cast<double>(run.step_ms.size()) / total_ms;
+    // The top box lands 0.5 m per layer below its start (14 gaps): its drift from that resting height.
+    const Vec3 top = must(w.state(b.back())).pose.position;
+    run.values["top_height_error"] = top.z() - (kP3Half + 2 * kP3Half * 14);
+    run.values["top_horizontal_drift"] =
+        std::hypot(top.x() - p3_positions().back().x(), top.y() - p3_positions().back().y());
+    run.values["recomputed_penetration_at_end"] = recomputed_penetration(w, b, box, ground, kP3Half);
+    run.values["largest_island_rows"] = largest_island_rows;
     return run;
 }
 
@@ -574,6 +624,33 @@ Run bullet_s3(bool sleep, const std::string& variant) {
     return w.run;
 }
 
+Run bullet_p3() {
+    BulletWorld w(false);
+    const btScalar f = std::sqrt(btScalar(0.2));  // Bullet multiplies the pair: 0.2
+    w.ground(f);
+    auto* box = w.shape(new btBoxShape(btVector3(kP3Half, kP3Half, kP3Half)));
+    std::vector<btRigidBody*> b;
+    for (const Vec3& p : p3_positions())
+        b.push_back(w.add(box, btScalar(1000 * 8 * kP3Half * kP3Half * kP3Half),
+                          at(btVector3(btScalar(p.x()), btScalar(p.y()), btScalar(p.z()))), f, 0));
+    for (int s = 0; s < 500; ++s) w.step(btScalar(1.0 / 60));
+    double total_ms = 0;
+    for (double ms : w.run.step_ms) total_ms += ms;
+    w.run.values["steps_per_second"] = 1e3 * static_cast<double>(w.run.step_ms.size()) / total_ms;
+    const btVector3 top = b.back()->getWorldTransform().getOrigin();
+    w.run.values["top_height_error"] = double(top.z()) - (kP3Half + 2 * kP3Half * 14);
+    w.run.values["top_horizontal_drift"] =
+        std::hypot(double(top.x()) - p3_positions().back().x(), double(top.y()) - p3_positions().back().y());
+    double min_distance = 0;
+    for (int i = 0; i < w.dispatcher.getNumManifolds(); ++i) {
+        auto* m = w.dispatcher.getManifoldByIndexInternal(i);
+        for (int c = 0; c < m->getNumContacts(); ++c)
+            min_distance = std::min<double>(min_distance, m->getContactPoint(c).getDistance());
+    }
+    w.run.values["max_penetration_at_end"] = -min_distance;
+    return w.run;
+}
+
 Run bullet_s4(double ratio, double dt) {
     BulletWorld w(true);
     const btScalar m = btScalar(0.1), heavy_mass = m * btScalar(ratio);
@@ -794,6 +871,13 @@ int main(int argc, char** argv) {
             });
         }
     }
+    if (has(scenes, "p3"))
+        add_group({{"p3", "1,240 boxes, awake", "simpulse", [] { return simpulse_p3(); }, 1, 0}
+#ifdef SIMPULSE_HAVE_BULLET
+                   ,
+                   {"p3", "1,240 boxes, awake", "bullet", [] { return bullet_p3(); }, 1, 0}
+#endif
+        });
     if (has(scenes, "s4"))
         for (double ratio : {100.0, 1000.0})
             for (double dt : {1.0 / 60, 1.0 / 240, 1.0 / 1000}) {
