@@ -34,19 +34,6 @@ Aabb segment_box(const Vec3& origin, const Vec3& unit, double max_distance) {
     return {origin.cwiseMin(end), origin.cwiseMax(end)};
 }
 
-// The pose with its orientation normalised, after checking that it is finite and a unit quaternion to the
-// tolerance create_body accepts (a zero or huge one has no rotation to normalise to: the shape would
-// collapse to a point or its contacts turn to NaN).
-Pose checked_pose(const Pose& pose) {
-    if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite())
-        throw std::invalid_argument("pose: expected finite numbers");
-    const double norm = pose.orientation.norm();
-    if (!(std::abs(norm - 1.0) < 1e-6))
-        throw std::invalid_argument("pose.orientation: expected a unit quaternion, got norm " +
-                                    number_text(norm));
-    return {pose.position, pose.orientation.normalized()};
-}
-
 // Nearest first; equal distances in body order, so the answer does not depend on the trees' layout.
 template <class Hit>
 void sort_hits(std::vector<Hit>& hits) {

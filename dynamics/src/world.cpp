@@ -147,16 +147,20 @@ Body body_from(const BodyDesc& desc, double contact_margin) {
 
 }  // namespace
 
+Pose checked_pose(const Pose& pose) {
+    require(finite(pose.position) && pose.orientation.coeffs().allFinite(), "pose: expected finite numbers");
+    const double norm = pose.orientation.norm();
+    require(std::abs(norm - 1.0) < 1e-6,
+            "pose.orientation: expected a unit quaternion, got norm " + number_text(norm));
+    return {pose.position, pose.orientation.normalized()};
+}
+
 DynamicsWorld::DynamicsWorld(const WorldSettings& settings)
     : settings_(settings), broad_phase_(BroadPhaseSettings{.margin = settings.aabb_margin}) {}
 
 BodyId DynamicsWorld::create_body(const BodyDesc& desc) {
     require(desc.shape != nullptr, "shape: expected a shape, got none");
-    require(finite(desc.pose.position) && desc.pose.orientation.coeffs().allFinite(),
-            "pose: expected finite numbers");
-    require(std::abs(desc.pose.orientation.norm() - 1.0) < 1e-6,
-            "pose.orientation: expected a unit quaternion, got norm " +
-                number_text(desc.pose.orientation.norm()));
+    (void)checked_pose(desc.pose);
     require(finite(desc.velocity), "velocity: expected finite numbers");
     require(finite(desc.angular_velocity), "angular_velocity: expected finite numbers");
     require_id(desc.material < materials_.size(), "material");
@@ -225,11 +229,9 @@ Body& DynamicsWorld::body_mut(BodyId id) {
 }
 
 void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
-    require(finite(pose.position) && std::abs(pose.orientation.norm() - 1.0) < 1e-6,
-            "pose: expected a finite position and a unit quaternion");
+    const Pose placed = checked_pose(pose);
     Body& b = body_mut(id);
     // Checked before anything changes, so a refused pose leaves the body where it was.
-    const Pose placed{pose.position, pose.orientation.normalized()};
     const Aabb bounds = compute_aabb(*b.shape, placed).inflated(0.5 * settings_.contact_margin);
     require_finite_bounds(bounds, b.shape->type());
     b.orientation = placed.orientation;

@@ -179,6 +179,12 @@ TEST(ErrorContract, EveryBodyCallRefusesAStaleOrDefaultIdAndNonFiniteValues) {
         },
         "pose");
     bad(
+        "set_pose with a quaternion of norm 2",
+        [&] {
+            return w.set_pose(b, Pose{Vec3::Zero(), Quat(2, 0, 0, 0)});
+        },
+        "pose.orientation");
+    bad(
         "set_velocity", [&] { return w.set_velocity(b, nan_vector); }, "velocity");
     bad(
         "set_angular_velocity", [&] { return w.set_angular_velocity(b, nan_vector); }, "angular_velocity");

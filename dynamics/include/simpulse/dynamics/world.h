@@ -33,6 +33,12 @@ struct Joint {
     bool alive = false;
 };
 
+// The pose with its orientation normalised, after checking that it is finite and a unit quaternion to 1e-6 (a
+// zero or huge one has no rotation to normalise to: the shape would collapse to a point or its contacts turn
+// to NaN). Throws std::invalid_argument naming "pose" or "pose.orientation". Every call that takes a pose
+// uses it.
+Pose checked_pose(const Pose& pose);
+
 // Outcome of a step: ok, or the first body whose state became non-finite.
 struct StepStatus {
     bool ok = true;
