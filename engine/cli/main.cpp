@@ -5,6 +5,7 @@
 // hashes of `run --hash-every`. Result and trajectory files are written under PATH.partial and renamed to
 // PATH when the run ends, so a killed run never leaves a truncated file under the name of a complete one.
 #include <simpulse/app/domino.h>
+#include <simpulse/app/partial_file.h>
 #include <simpulse/app/run.h>
 #include <simpulse/app/scene.h>
 #include <simpulse/version.h>
@@ -202,39 +203,6 @@ int validate(const Options& options) {
     return 0;
 }
 
-// An output file written under PATH.partial and renamed to PATH by commit() once complete. Destroyed without
-// commit (an early return), it removes the partial file; a killed process leaves only PATH.partial.
-class PartialFile {
-  public:
-    PartialFile() = default;
-    PartialFile(const PartialFile&) = delete;
-    PartialFile& operator=(const PartialFile&) = delete;
-    ~PartialFile() {
-        if (stream_.is_open()) {
-            stream_.close();
-            std::error_code ignored;
-            std::filesystem::remove(partial_, ignored);
-        }
-    }
-    bool open(const std::string& path) {
-        path_ = path;
-        partial_ = path + ".partial";
-        stream_.open(partial_, std::ios::binary | std::ios::trunc);
-        return static_cast<bool>(stream_);
-    }
-    std::ofstream& stream() { return stream_; }
-    // Flushes, closes and renames; false (errno set) if writing or renaming failed.
-    bool commit() {
-        stream_.close();
-        if (!stream_) return false;
-        return std::rename(partial_.c_str(), path_.c_str()) == 0;
-    }
-
-  private:
-    std::string path_, partial_;
-    std::ofstream stream_;
-};
-
 // `--hash-every N`: one line per hashed step on stdout, "step N t T hash H" (H: 16 hex digits).
 void print_hash(const simpulse::SceneWorld& sw, std::uint64_t step) {
     std::printf("step %llu t %.17g hash %016llx\n", static_cast<unsigned long long>(step), sw.world.time(),
@@ -263,7 +231,7 @@ int run(const Options& options) {
 
     // Outputs are opened before the run so that a bad path costs nothing; they are written to PATH.partial
     // and renamed when complete.
-    PartialFile out, trajectory;
+    simpulse::PartialFile out, trajectory;
     for (auto [path, file] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
         if (path->empty()) continue;
         if (!file->open(*path)) {
