@@ -92,15 +92,36 @@ PyShape shape_of(simpulse::Result<simpulse::ShapePtr> result) {
     return {std::move(result).value()};
 }
 
+py::list list3(const simpulse::Vec3& v) {
+    py::list l;
+    for (int i = 0; i < 3; ++i) l.append(v[i]);
+    return l;
+}
+
+// A body's state as the result document writes it (docs/scene-format.md): lists and {"w", "x", "y", "z"}, so
+// that it compares equal to the body's entry of `simpulse run --out` without its name.
 py::dict state_dict(const simpulse::BodyState& s) {
     const simpulse::Quat& q = s.pose.orientation;
-    const simpulse::Vec3 &p = s.pose.position, &v = s.velocity, &w = s.angular_velocity;
     py::dict d;
-    d["position"] = py::make_tuple(p.x(), p.y(), p.z());
-    d["orientation"] = py::make_tuple(q.w(), q.x(), q.y(), q.z());
-    d["velocity"] = py::make_tuple(v.x(), v.y(), v.z());
-    d["angular_velocity"] = py::make_tuple(w.x(), w.y(), w.z());
+    d["position"] = list3(s.pose.position);
+    d["orientation"] =
+        py::dict(py::arg("w") = q.w(), py::arg("x") = q.x(), py::arg("y") = q.y(), py::arg("z") = q.z());
+    d["velocity"] = list3(s.velocity);
+    d["angular_velocity"] = list3(s.angular_velocity);
     return d;
+}
+
+// An orientation given as (w, x, y, z) or as the result document's {"w", "x", "y", "z"}.
+simpulse::Quat quaternion(const std::string& field, const py::handle& value) {
+    if (py::isinstance<py::dict>(value)) {
+        const py::dict d = py::reinterpret_borrow<py::dict>(value);
+        for (const char* key : {"w", "x", "y", "z"})
+            if (!d.contains(key)) bad_value(field, "(w, x, y, z) or {\"w\", \"x\", \"y\", \"z\"}", value);
+        return {number(field + ".w", d["w"]), number(field + ".x", d["x"]), number(field + ".y", d["y"]),
+                number(field + ".z", d["z"])};
+    }
+    const std::vector<double> q = numbers(field, value, 4);
+    return {q[0], q[1], q[2], q[3]};
 }
 
 // An (n, columns) array of every body's state, filled under one lock of the world.
@@ -248,8 +269,7 @@ PYBIND11_MODULE(simpulse, m) {
                 args.name = name;
                 args.desc.shape = shape.shape;
                 args.desc.pose.position = vec3("position", position);
-                const std::vector<double> q = numbers("orientation", orientation, 4);
-                args.desc.pose.orientation = simpulse::Quat(q[0], q[1], q[2], q[3]);
+                args.desc.pose.orientation = quaternion("orientation", orientation);
                 args.desc.velocity = vec3("velocity", velocity);
                 args.desc.angular_velocity = vec3("angular_velocity", angular_velocity);
                 args.desc.is_static = is_static;

@@ -23,7 +23,18 @@ def test_dict_scene_loads_like_a_file():
     assert world.body_names == ["floor", "ball"]
     assert world.dt == 0.01
     assert world.time == 0
-    assert world.state("ball")["position"] == (0, 0, 1)
+    assert world.state("ball")["position"] == [0, 0, 1]
+    assert world.state("ball")["orientation"] == {"w": 1, "x": 0, "y": 0, "z": 0}
+
+
+def test_run_steps_to_the_duration_like_the_cli():
+    world = simpulse.load_scene(BALL_SCENE, overrides=["/duration=0.5"])
+    assert world.duration == 0.5
+    world.step(20)
+    world.run()  # the remaining 30 of 50 steps
+    assert world.steps == 50 and world.time == pytest.approx(0.5, abs=1e-12), (world.steps, world.time)
+    world.run()  # nothing left
+    assert world.steps == 50
 
 
 def test_numpy_arrays_reflect_steps():
@@ -37,12 +48,13 @@ def test_numpy_arrays_reflect_steps():
     assert after[1, 0] == pytest.approx(0.1, abs=1e-12), after
     assert after[1, 2] == pytest.approx(1 - 9.81 * t * (t + dt) / 2, abs=1e-12), after
     assert (after[0] == before[0]).all(), "the static floor moved"
-    assert tuple(after[1]) == world.state("ball")["position"]
-    assert tuple(world.velocities()[1]) == world.state("ball")["velocity"]
+    assert list(after[1]) == world.state("ball")["position"]
+    assert list(world.velocities()[1]) == world.state("ball")["velocity"]
     q = world.orientations()
     assert q.shape == (2, 4)
     assert np.allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-12), q
-    assert tuple(q[1]) == world.state("ball")["orientation"]
+    o = world.state("ball")["orientation"]
+    assert list(q[1]) == [o["w"], o["x"], o["y"], o["z"]]
     # A fresh array per call: changing it changes nothing in the world.
     after[1, 2] = 100
     assert world.positions()[1, 2] != 100
@@ -57,7 +69,8 @@ def test_bodies_and_joints_from_python_match_the_scene_reader():
     }
     read = simpulse.load_scene(scene)
     built = simpulse.World()
-    built.create_body("bob", simpulse.sphere(0.05), position=(1, 0, 0))
+    built.create_body("bob", simpulse.sphere(0.05), position=(1, 0, 0),
+                      orientation={"w": 1, "x": 0, "y": 0, "z": 0})
     built.add_joint("ball", "bob", "world", anchor=(0, 0, 0), name="pivot")
     read.step(240)
     built.step(240)
