@@ -177,6 +177,30 @@ TEST(Sweep, DominoPointsCarryTheChainTime) {
         ",pitch,striker_hit,chain_time,knocked_over,dominoes"));
 }
 
+TEST(Sweep, AFailedPointIsWrittenAndTheShardExitsOneOnEveryRun) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", kThrow);
+    // Gravity of -1e308 m/s^2 keeps the state finite for 0.1 s but overflows the kinetic energy: the run
+    // fails.
+    const std::vector<std::string> args = {"sweep", "s.json", "--vary", "/gravity=[0,0,-9.81],[0,0,-1e308]",
+                                           "--out", "out"};
+    const CliResult first = run_cli(args, dir);
+    EXPECT_EQ(first.exit_code, 1) << first.err;
+    EXPECT_NE(first.err.find("point 1 (/gravity=[0,0,-1e308]): ran in"), std::string::npos) << first.err;
+    EXPECT_NE(first.err.find("the run failed (see its file)"), std::string::npos) << first.err;
+    const json failed = json::parse(read_file(dir / "out" / "point-000001.json"));
+    ASSERT_TRUE(failed.contains("error")) << failed.dump();
+    EXPECT_NE(failed["error"]["message"].get<std::string>().find("totals are not"), std::string::npos)
+        << failed["error"];
+    const CliResult again = run_cli(args, dir);
+    EXPECT_EQ(again.exit_code, 1) << again.err;
+    EXPECT_EQ(logged_points(again.err, "skipped"), (std::vector<int>{0, 1})) << again.err;
+    ASSERT_EQ(run_cli({"sweep", "--collect", "out"}, dir).exit_code, 0);
+    const json table = json::parse(read_file(dir / "out" / "sweep.json"));
+    EXPECT_EQ(table[0]["ok"], true) << table;
+    EXPECT_EQ(table[1]["ok"], false) << table;
+}
+
 struct BadSweep {
     std::vector<std::string> args;
     std::string message;  // part of the error line

@@ -271,7 +271,13 @@ Result<std::vector<SweepPointOutcome>> run_sweep_shard(
     for (const std::size_t k : points) {
         const Result<bool> done = sweep_point_done(sweep, dir, k);
         if (!done) return done.error();
-        outcomes.push_back({k, outcomes.size() + 1, points.size(), done.value(), true, {}, 0});
+        // A point done earlier keeps the outcome of its run, so that a rerun exits as the first run did.
+        bool ok = true;
+        if (done.value()) {
+            const std::optional<Json> document = sweep_detail::read_point_file(sweep_point_path(dir, k));
+            ok = document && !document->contains("error");
+        }
+        outcomes.push_back({k, outcomes.size() + 1, points.size(), done.value(), ok, {}, 0});
     }
     for (SweepPointOutcome& o : outcomes) {
         if (!o.skipped) {

@@ -83,8 +83,9 @@ struct SweepPointOutcome {
     std::size_t done = 0;   // points of the shard handled so far, this one included
     std::size_t total = 0;  // points of the shard
     bool skipped = false;   // its file was complete already
-    bool ok = true;         // the run succeeded (false: its file names the failure) and its file was written
-    std::string error;      // when the file could not be written
+    bool ok = true;     // the run succeeded (false: its file names the failure; also for a skipped point) and
+                        // its file was written
+    std::string error;  // when the file could not be written
     double wall_seconds = 0;
 };
 
