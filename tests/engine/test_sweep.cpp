@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <regex>
 #include <set>
+#include <sstream>
 
 namespace simpulse::test {
 namespace {
@@ -35,9 +35,12 @@ std::vector<std::string> sweep_args(const std::string& out, const std::string& s
 // Point numbers in the log lines "[i/n] point K (...): ran ..." (or ": skipped ...").
 std::vector<int> logged_points(const std::string& log, const std::string& what) {
     std::vector<int> points;
-    const std::regex line("point ([0-9]+) \\([^)]*\\): " + what);
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it)
-        points.push_back(std::stoi((*it)[1].str()));
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+        const std::size_t at = line.find("] point ");
+        if (at == std::string::npos || line.find("): " + what) == std::string::npos) continue;
+        points.push_back(std::stoi(line.substr(at + 8)));
+    }
     return points;
 }
 

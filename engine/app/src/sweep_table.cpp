@@ -11,7 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <regex>
+#include <optional>
+#include <string_view>
 
 namespace simpulse {
 namespace {
@@ -50,6 +51,17 @@ bool well_formed(const Json& header) {
            header["vary"].is_object() && header.contains("set") && header["set"].is_array();
 }
 
+// K of a file name "point-K.json" (K decimal digits), or nullopt.
+std::optional<std::size_t> point_number(const std::string& name) {
+    constexpr std::string_view prefix = "point-", suffix = ".json";
+    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
+        return std::nullopt;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(digits));
+}
+
 std::string csv_cell(const std::string& json_text) {
     const Json value = Json::parse(json_text);
     if (value.is_null()) return "";
@@ -76,16 +88,14 @@ Result<SweepTable> collect_sweep(const std::string& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         return Error{"--collect: " + dir + ": expected a directory of point files"};
-    const std::regex name("point-([0-9]+)\\.json");
     std::map<std::size_t, Json> points;
     for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-        std::smatch match;
-        const std::string file = entry.path().filename().string();
-        if (!std::regex_match(file, match, name)) continue;
+        const std::optional<std::size_t> k = point_number(entry.path().filename().string());
+        if (!k) continue;
         const std::optional<Json> document = sweep_detail::read_point_file(entry.path().string());
         if (!document || !well_formed((*document)["sweep"]))
             return Error{entry.path().string() + ": not a complete point file (run its shard again)"};
-        points.emplace(std::stoull(match[1].str()), *document);
+        points.emplace(*k, *document);
     }
     if (ec) return Error{"--collect: " + dir + ": cannot list: " + ec.message()};
     if (points.empty()) return Error{"--collect: " + dir + ": no point files point-K.json"};
