@@ -1,12 +1,15 @@
-// simpulse command line: `simpulse run SCENE.json [options]` and `simpulse validate SCENE.json` (contract:
-// SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0 success, 1 the run failed, 2 bad input.
-// Errors are one line on stderr; logging goes through spdlog on stderr (--quiet: errors only, --verbose:
-// scene details and per-step solver statistics); stdout carries only the summary of `validate` and the state
-// hashes of `run --hash-every`. Result and trajectory files are written under PATH.partial and renamed to
-// PATH when the run ends, so a killed run never leaves a truncated file under the name of a complete one.
+// simpulse command line: `simpulse run SCENE.json [options]`, `simpulse validate SCENE.json`, `simpulse
+// domino` and `simpulse sweep` (contract: SCENE_FORMAT.md; reference: docs/scene-format.md). Exit codes: 0
+// success, 1 the run failed, 2 bad input. Errors are one line on stderr; logging goes through spdlog on
+// stderr (--quiet: errors only, --verbose: scene details and per-step solver statistics); stdout carries only
+// the summary of `validate` and the state hashes of `run --hash-every`. Result and trajectory files are
+// written under PATH.partial and renamed to PATH when the run ends, so a killed run never leaves a truncated
+// file under the name of a complete one.
 #include <simpulse/app/domino.h>
+#include <simpulse/app/partial_file.h>
 #include <simpulse/app/run.h>
 #include <simpulse/app/scene.h>
+#include <simpulse/app/sweep.h>
 #include <simpulse/version.h>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -59,6 +62,13 @@ struct Options {
     std::string scenes_dir;
     std::string markdown;
     std::string svg;
+    // sweep (--out is its directory)
+    std::vector<std::string> vary;
+    std::string shard;
+    std::string collect;
+    bool scene_given = false;
+    bool shard_given = false;
+    bool collect_given = false;
 };
 
 void setup_logging(const Options& options) {
@@ -202,39 +212,6 @@ int validate(const Options& options) {
     return 0;
 }
 
-// An output file written under PATH.partial and renamed to PATH by commit() once complete. Destroyed without
-// commit (an early return), it removes the partial file; a killed process leaves only PATH.partial.
-class PartialFile {
-  public:
-    PartialFile() = default;
-    PartialFile(const PartialFile&) = delete;
-    PartialFile& operator=(const PartialFile&) = delete;
-    ~PartialFile() {
-        if (stream_.is_open()) {
-            stream_.close();
-            std::error_code ignored;
-            std::filesystem::remove(partial_, ignored);
-        }
-    }
-    bool open(const std::string& path) {
-        path_ = path;
-        partial_ = path + ".partial";
-        stream_.open(partial_, std::ios::binary | std::ios::trunc);
-        return static_cast<bool>(stream_);
-    }
-    std::ofstream& stream() { return stream_; }
-    // Flushes, closes and renames; false (errno set) if writing or renaming failed.
-    bool commit() {
-        stream_.close();
-        if (!stream_) return false;
-        return std::rename(partial_.c_str(), path_.c_str()) == 0;
-    }
-
-  private:
-    std::string path_, partial_;
-    std::ofstream stream_;
-};
-
 // `--hash-every N`: one line per hashed step on stdout, "step N t T hash H" (H: 16 hex digits).
 void print_hash(const simpulse::SceneWorld& sw, std::uint64_t step) {
     std::printf("step %llu t %.17g hash %016llx\n", static_cast<unsigned long long>(step), sw.world.time(),
@@ -263,7 +240,7 @@ int run(const Options& options) {
 
     // Outputs are opened before the run so that a bad path costs nothing; they are written to PATH.partial
     // and renamed when complete.
-    PartialFile out, trajectory;
+    simpulse::PartialFile out, trajectory;
     for (auto [path, file] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
         if (path->empty()) continue;
         if (!file->open(*path)) {
@@ -429,6 +406,79 @@ int domino(const Options& options) {
     return all_ok ? 0 : kExitRunFailed;
 }
 
+// `simpulse sweep --collect DIR`: merges the point files into DIR/sweep.csv and DIR/sweep.json.
+int sweep_collect(const Options& options) {
+    if (options.scene_given || !options.vary.empty() || !options.sets.empty() || options.shard_given ||
+        !options.out.empty()) {
+        spdlog::error(
+            "--collect DIR takes no SCENE, --vary, --set, --shard or --out: it merges the point files of "
+            "DIR");
+        return kExitBadInput;
+    }
+    const simpulse::Result<simpulse::SweepTable> table = simpulse::collect_sweep(options.collect);
+    if (!table) {
+        spdlog::error("{}", table.error().message);
+        return kExitBadInput;
+    }
+    if (const simpulse::Status written = simpulse::write_sweep_table(options.collect, table.value());
+        !written) {
+        spdlog::error("{}", written.error().message);
+        return kExitRunFailed;
+    }
+    spdlog::info("{}: {} points merged into sweep.csv and sweep.json", options.collect,
+                 table.value().rows.size());
+    return 0;
+}
+
+// `simpulse sweep SCENE --vary /pointer=V1,V2,... --shard i/N --out DIR`: runs the shard's points of the
+// product of the varied values, skipping those whose file in DIR is complete (docs/scene-format.md,
+// "Sweeps").
+int sweep_command(const Options& options) {
+    if (options.collect_given) return sweep_collect(options);
+    if (!options.scene_given) {
+        spdlog::error("SCENE: required (or --collect DIR to merge a sweep's point files)");
+        return kExitBadInput;
+    }
+    if (options.out.empty()) {
+        spdlog::error("--out: required: the directory of the point files");
+        return kExitBadInput;
+    }
+    simpulse::Sweep plan{options.scene, options.sets, {}};
+    for (const std::string& v : options.vary) {
+        simpulse::Result<simpulse::SweepAxis> axis = simpulse::parse_vary(v);
+        if (!axis) {
+            spdlog::error("{}", axis.error().message);
+            return kExitBadInput;
+        }
+        plan.axes.push_back(std::move(axis).value());
+    }
+    const simpulse::Result<simpulse::SweepShard> shard =
+        simpulse::parse_shard(options.shard_given ? options.shard : "0/1");
+    if (!shard) {
+        spdlog::error("{}", shard.error().message);
+        return kExitBadInput;
+    }
+    int code = 0;
+    const auto outcomes = simpulse::run_sweep_shard(
+        plan, shard.value(), options.out, [&](const simpulse::SweepPointOutcome& o) {
+            const std::string overrides = plan.point_label(o.point);
+            if (o.skipped)
+                spdlog::info("[{}/{}] point {} ({}): skipped, already done", o.done, o.total, o.point,
+                             overrides);
+            else if (!o.error.empty())
+                spdlog::error("[{}/{}] point {} ({}): {}", o.done, o.total, o.point, overrides, o.error);
+            else
+                spdlog::info("[{}/{}] point {} ({}): ran in {:.2f} s{}", o.done, o.total, o.point, overrides,
+                             o.wall_seconds, o.ok ? "" : ", the run failed (see its file)");
+            if (!o.ok) code = kExitRunFailed;
+        });
+    if (!outcomes) {
+        spdlog::error("{}", outcomes.error().message);
+        return kExitBadInput;
+    }
+    return code;
+}
+
 }  // namespace
 
 static int run_command_line(int argc, char** argv);
@@ -485,6 +535,28 @@ static int run_command_line(int argc, char** argv) {
         ->type_name("FILE")
         ->needs(sweep);
 
+    CLI::App* sweep_cmd = app.add_subcommand(
+        "sweep", "Run a shard of a parameter sweep (one result file per point), or merge one with --collect");
+    CLI::Option* sweep_scene =
+        sweep_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->type_name("FILE");
+    sweep_cmd
+        ->add_option(
+            "--vary", options.vary,
+            "A varied value: /json/pointer=V1,V2,... (repeatable: the sweep is the Cartesian product)")
+        ->allow_extra_args(false)
+        ->type_name("/POINTER=V1,V2,...");
+    CLI::Option* shard_flag =
+        sweep_cmd
+            ->add_option("--shard", options.shard, "Run only the points k with k mod N = i (default 0/1)")
+            ->type_name("i/N");
+    sweep_cmd->add_option("--out", options.out, "Directory of the point files (created if missing)")
+        ->type_name("DIR");
+    CLI::Option* collect_flag =
+        sweep_cmd
+            ->add_option("--collect", options.collect,
+                         "Merge the point files of DIR into DIR/sweep.csv and sweep.json")
+            ->type_name("DIR");
+
     run_cmd
         ->add_option(
             "--hash-every", options.hash_every,
@@ -499,7 +571,7 @@ static int run_command_line(int argc, char** argv) {
         ->check(CLI::Range(1, 256))
         ->type_name("N");
 
-    for (CLI::App* cmd : {run_cmd, validate_cmd, domino_cmd}) {
+    for (CLI::App* cmd : {run_cmd, validate_cmd, domino_cmd, sweep_cmd}) {
         cmd->add_option(
                "--set", options.sets,
                "Override a scene value before loading: /json/pointer=VALUE (VALUE is JSON, else a string)")
@@ -525,9 +597,13 @@ static int run_command_line(int argc, char** argv) {
 
     options.duration_given = duration_flag->count() > 0;
     options.dt_given = dt_flag->count() > 0;
+    options.scene_given = sweep_scene->count() > 0;
+    options.shard_given = shard_flag->count() > 0;
+    options.collect_given = collect_flag->count() > 0;
     setup_logging(options);
     try {
         if (domino_cmd->parsed()) return domino(options);
+        if (sweep_cmd->parsed()) return sweep_command(options);
         return run_cmd->parsed() ? run(options) : validate(options);
     } catch (const std::bad_alloc&) {
         throw;  // main reports it without allocating

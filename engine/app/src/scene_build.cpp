@@ -24,6 +24,23 @@ std::string scene_pointer_of_setting(const std::string& setting) {
 
 }  // namespace
 
+JointDesc joint_desc(const SceneJoint& joint, const std::vector<BodyId>& bodies) {
+    const auto handle = [&](std::size_t index) { return index == kSceneWorld ? BodyId{} : bodies[index]; };
+    JointDesc desc;
+    desc.type = joint.type;
+    desc.body_a = handle(joint.body_a);
+    desc.body_b = handle(joint.body_b);
+    desc.anchor = joint.anchor;
+    desc.anchor_b = joint.anchor_b;
+    desc.axis = joint.axis;
+    desc.min_length = joint.min_length;
+    desc.max_length = joint.max_length;
+    desc.limit = joint.limit;
+    desc.motor = joint.motor;
+    desc.collide_connected = joint.collide;
+    return desc;
+}
+
 Result<SceneWorld> build_world(const SceneDesc& scene) {
     SceneWorld out;
     // The reader checks each value where it reads it; a SceneDesc built or changed in code is checked here,
@@ -58,19 +75,7 @@ Result<SceneWorld> build_world(const SceneDesc& scene) {
         return index == kSceneWorld ? BodyId{} : out.bodies[index];
     };
     for (const SceneJoint& joint : scene.joints) {
-        JointDesc desc;
-        desc.type = joint.type;
-        desc.body_a = handle(joint.body_a);
-        desc.body_b = handle(joint.body_b);
-        desc.anchor = joint.anchor;
-        desc.anchor_b = joint.anchor_b;
-        desc.axis = joint.axis;
-        desc.min_length = joint.min_length;
-        desc.max_length = joint.max_length;
-        desc.limit = joint.limit;
-        desc.motor = joint.motor;
-        desc.collide_connected = joint.collide;
-        const Result<JointId> id = out.world.add_joint(desc);
+        const Result<JointId> id = out.world.add_joint(joint_desc(joint, out.bodies));
         if (!id) return located(scene, joint.pointer, id.error());
         out.joints.push_back(id.value());
     }

@@ -234,6 +234,11 @@ std::string child_pointer(const std::string& parent, std::size_t index) {
     return parent + "/" + std::to_string(index);
 }
 
+Json override_value(std::string_view text) {
+    if (Json::accept(text.begin(), text.end())) return parse_json_text(text);
+    return std::string(text);
+}
+
 void apply_override(Json& document, std::string_view argument) {
     const std::size_t equals = argument.find('=');
     if (equals == std::string_view::npos)
@@ -242,14 +247,10 @@ void apply_override(Json& document, std::string_view argument) {
     const std::string_view text = argument.substr(equals + 1);
 
     Json value;
-    if (Json::accept(text.begin(), text.end())) {
-        try {
-            value = parse_json_text(text);
-        } catch (const InputError& e) {
-            throw InputError{pointer, "cannot --set: in the value, " + e.where + ": " + e.message};
-        }
-    } else {
-        value = std::string(text);
+    try {
+        value = override_value(text);
+    } catch (const InputError& e) {
+        throw InputError{pointer, "cannot --set: in the value, " + e.where + ": " + e.message};
     }
 
     const std::vector<std::string> tokens = pointer_tokens(pointer);

@@ -33,6 +33,10 @@ Json parse_json_text(std::string_view text);
 std::string child_pointer(const std::string& parent, std::string_view key);
 std::string child_pointer(const std::string& parent, std::size_t index);
 
+// The VALUE of a "--set" argument: parsed as JSON, else the text as a string. Throws InputError for JSON that
+// nests too deep or has duplicate keys.
+Json override_value(std::string_view text);
+
 // Applies one "--set" argument "/json/pointer=VALUE": VALUE is parsed as JSON, else used as a string. The
 // pointer's parent must exist; the last token replaces a member or adds one to an object, replaces an array
 // element, or appends to an array when it is "-" or the array's size. Throws InputError naming the pointer.

@@ -1,8 +1,8 @@
 // Writes the result document and trajectory lines of a run (docs/scene-format.md). Doubles are printed in the
 // shortest form that reads back to the same value, so identical runs give identical bytes (wall_s aside).
-#include <simpulse/app/run.h>
+#include "scene_output.h"
 
-#include "scene_json.h"
+#include <simpulse/app/run.h>
 
 namespace simpulse {
 namespace {
@@ -31,9 +31,9 @@ Json bodies(const SceneDesc& scene, const SceneWorld& sw) {
     return out;
 }
 
-// The document with one top-level key per line and each event and body on a line of its own: readable, and
-// still line-oriented for diff and grep (nlohmann's indented form puts every number on its own line).
-std::string layout(const Json& document) {
+}  // namespace
+
+std::string scene_detail::layout(const Json& document) {
     std::string out = "{\n";
     bool first = true;
     for (const auto& [key, value] : document.items()) {
@@ -51,6 +51,8 @@ std::string layout(const Json& document) {
     }
     return out + "\n}\n";
 }
+
+namespace {
 
 // Each joint's reaction on its body B in the last step (force at B's anchor, N; torque, N m); unnamed joints
 // are "joint_K" after their place in the scene.
@@ -70,7 +72,7 @@ Json joints(const SceneDesc& scene, const SceneWorld& sw) {
 
 }  // namespace
 
-std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunReport& report) {
+Json scene_detail::result_document(const SceneDesc& scene, const SceneWorld& sw, const RunReport& report) {
     Json r = Json::object();
     r["simpulse"] = 1;
     r["scene"] = scene.name;
@@ -114,7 +116,11 @@ std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunR
             report.failed_body == kSceneWorld ? Json(nullptr) : Json(scene.bodies[report.failed_body].name);
         r["error"] = std::move(error);
     }
-    return layout(r);
+    return r;
+}
+
+std::string result_json(const SceneDesc& scene, const SceneWorld& sw, const RunReport& report) {
+    return scene_detail::layout(scene_detail::result_document(scene, sw, report));
 }
 
 std::string trajectory_line(const SceneDesc& scene, const SceneWorld& sw) {

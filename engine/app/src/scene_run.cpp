@@ -72,57 +72,63 @@ class Sampler {
 
 }  // namespace
 
-RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& options) {
-    RunReport report;
-    const std::uint64_t total = step_count(scene.duration, scene.dt);
+std::size_t SceneStepper::index_of(BodyId id) const {
+    return id.index < scene_index_.size() ? scene_index_[id.index] : kSceneWorld;
+}
+
+bool SceneStepper::step(const SceneDesc& scene, SceneWorld& sw) {
     // Events name bodies by scene index; a fresh world gives slot i to the i-th body, but the map does not
     // rely on it.
-    std::vector<std::size_t> scene_index;
-    for (std::size_t i = 0; i < sw.bodies.size(); ++i) {
-        const std::size_t slot = sw.bodies[i].index;
-        if (slot >= scene_index.size()) scene_index.resize(slot + 1, kSceneWorld);
-        scene_index[slot] = i;
+    for (; indexed_bodies_ < sw.bodies.size(); ++indexed_bodies_) {
+        const std::size_t slot = sw.bodies[indexed_bodies_].index;
+        if (slot >= scene_index_.size()) scene_index_.resize(slot + 1, kSceneWorld);
+        scene_index_[slot] = indexed_bodies_;
     }
-    const auto index_of = [&](BodyId id) {
-        return id.index < scene_index.size() ? scene_index[id.index] : kSceneWorld;
-    };
+    const Status status = sw.world.step(scene.dt);
+    report_.steps = sw.world.step_count();
+    report_.time = sw.world.time();
+    for (const ContactEvent& e : sw.world.contact_events()) {
+        if (e.type == ContactEvent::Type::persist) continue;  // results list begins and ends
+        const std::size_t a = index_of(e.a), b = index_of(e.b);
+        report_.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
+    }
+    if (!status) {
+        // A failed step is not counted by the world (it is put back to the last good state), so the failed
+        // step's number is the next one.
+        const std::uint64_t n = sw.world.step_count() + 1;
+        report_.ok = false;
+        report_.failed_step = n;
+        if (const std::optional<BodyId> body = sw.world.non_finite_body())
+            report_.failed_body = index_of(*body);
+        std::ostringstream message;
+        message.precision(6);
+        const double step_end = static_cast<double>(n) * scene.dt;
+        if (report_.failed_body != kSceneWorld)
+            message << "body \"" << scene.bodies[report_.failed_body].name << "\" became non-finite at step "
+                    << n << " (t = " << step_end << " s)";
+        else
+            message << "step " << n << " (t = " << step_end << " s) failed: " << status.error().message;
+        report_.error = message.str();
+        return false;
+    }
+    aggregate(report_.solver, sw.world.solver_stats());
+    report_.max_joint_error = std::max(report_.max_joint_error, sw.world.max_joint_error());
+    return true;
+}
 
+RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& options) {
+    const std::uint64_t total = step_count(scene.duration, scene.dt);
+    SceneStepper stepper;
     if (options.trajectory) *options.trajectory << trajectory_line(scene, sw) << '\n';
     Sampler sampler(scene.sample_every, scene.dt);
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t n = 1; n <= total; ++n) {
-        const Status status = sw.world.step(scene.dt);
-        report.steps = sw.world.step_count();
-        report.time = sw.world.time();
-        for (const ContactEvent& e : sw.world.contact_events()) {
-            if (e.type == ContactEvent::Type::persist) continue;  // results list begins and ends
-            const std::size_t a = index_of(e.a), b = index_of(e.b);
-            report.events.push_back({e.time, e.type, std::min(a, b), std::max(a, b)});
-        }
-        if (!status) {
-            // A failed step is not counted by the world (it is put back to the last good state), so the
-            // failed step's number is ours.
-            report.ok = false;
-            report.failed_step = n;
-            if (const std::optional<BodyId> body = sw.world.non_finite_body())
-                report.failed_body = index_of(*body);
-            std::ostringstream message;
-            message.precision(6);
-            const double step_end = static_cast<double>(n) * scene.dt;
-            if (report.failed_body != kSceneWorld)
-                message << "body \"" << scene.bodies[report.failed_body].name
-                        << "\" became non-finite at step " << n << " (t = " << step_end << " s)";
-            else
-                message << "step " << n << " (t = " << step_end << " s) failed: " << status.error().message;
-            report.error = message.str();
-            break;
-        }
-        aggregate(report.solver, sw.world.solver_stats());
-        report.max_joint_error = std::max(report.max_joint_error, sw.world.max_joint_error());
-        if (options.trajectory && sampler.due(report.time))
+        if (!stepper.step(scene, sw)) break;
+        if (options.trajectory && sampler.due(stepper.report().time))
             *options.trajectory << trajectory_line(scene, sw) << '\n';
         if (options.after_step) options.after_step(sw, n, total);
     }
+    RunReport report = std::move(stepper.report());
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (report.ok) require_finite_totals(sw, report);
     if (options.trajectory) options.trajectory->flush();

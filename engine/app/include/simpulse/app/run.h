@@ -31,6 +31,9 @@ struct SceneWorld {
 // World rejects an entry that the reader accepted.
 Result<SceneWorld> build_world(const SceneDesc& scene);
 
+// The World's description of a scene joint; `bodies` are the handles of the scene's bodies (SceneWorld).
+JointDesc joint_desc(const SceneJoint& joint, const std::vector<BodyId>& bodies);
+
 // A contact event with the two bodies as scene indices, a < b.
 struct SceneEvent {
     double time = 0;  // simulated time at the end of the step in which it happened
@@ -75,6 +78,25 @@ struct RunOptions {
     std::ostream* trajectory = nullptr;  // receives JSON Lines (see trajectory_line); none if null
     // Called after every successful step with the number of steps done and the total.
     std::function<void(const SceneWorld& world, std::uint64_t step, std::uint64_t total)> after_step;
+};
+
+// Steps a scene's world one step of scene.dt at a time and collects what a run reports: contact events by
+// scene index, solver statistics, the largest joint error, the failed step. run_scene is a loop over it; the
+// Python module takes as many steps with it as it is asked for. Bodies added to the world and the scene after
+// some steps (SceneWorld::bodies and SceneDesc::bodies in step) are picked up at the next step.
+class SceneStepper {
+  public:
+    // One step; false if it failed (a body's state became non-finite): report().ok is then false, the error
+    // names the body and the step, and the world keeps its last good state.
+    bool step(const SceneDesc& scene, SceneWorld& world);
+    const RunReport& report() const { return report_; }
+    RunReport& report() { return report_; }
+
+  private:
+    std::size_t index_of(BodyId id) const;
+    RunReport report_;
+    std::vector<std::size_t> scene_index_;  // world body slot -> scene index
+    std::size_t indexed_bodies_ = 0;        // SceneWorld::bodies covered by scene_index_
 };
 
 // Takes step_count(scene.duration, scene.dt) steps of scene.dt. The trajectory gets the initial state, then
