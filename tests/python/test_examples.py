@@ -11,7 +11,7 @@ import pytest
 import simpulse
 from conftest import SOURCE_DIR
 
-EXAMPLES = SOURCE_DIR / "python" / "examples"
+EXAMPLES = SOURCE_DIR / "examples" / "python"
 SPACING = "/bodies/3/array/offset/0"
 
 

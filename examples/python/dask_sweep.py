@@ -7,7 +7,7 @@ simpulse Python module. The point files are the CLI's (`simpulse sweep`): a shar
 again and skips the points already done, and the table is merged by simpulse.collect_sweep (the same as
 `simpulse sweep --collect DIR`).
 
-    PYTHONPATH=build/python /usr/bin/python3 python/examples/dask_sweep.py --out /tmp/dask-sweep
+    PYTHONPATH=build/python /usr/bin/python3 examples/python/dask_sweep.py --out /tmp/dask-sweep
 """
 import argparse
 import os

@@ -7,7 +7,7 @@ releases the GIL, so the threads step in parallel), reads the chain time from th
 (first striker-domino_1 contact to first domino_26-domino_27 contact, as `simpulse domino` does) and plots it
 beside the thesis' measurement with matplotlib's Agg backend (no display needed).
 
-    PYTHONPATH=build/python /usr/bin/python3 python/examples/domino_chain_time.py --png chain_time.png
+    PYTHONPATH=build/python /usr/bin/python3 examples/python/domino_chain_time.py --png chain_time.png
 """
 import argparse
 import concurrent.futures
