@@ -1,5 +1,6 @@
 // Stage 3 of the step: the solver's input from the collision stage and the joints: one ContactConstraint per
-// manifold point (combined material, warm-start key, patch id), one JointConstraint per joint, and the
+// manifold point (combined material, warm-start key, patch id), one JointConstraint per joint (then the
+// planar world's, which have no slot in joints_), and the
 // solver's copy of the bodies' motion state (sync_solver_bodies, both ways).
 #include <simpulse/dynamics/world.h>
 
@@ -40,6 +41,7 @@ void DynamicsWorld::build_constraints() {
         joint_rows_.push_back(c);
         joint_row_slot_.push_back(static_cast<std::uint32_t>(&j - joints_.data()));
     }
+    hold_in_plane();
 }
 
 JointConstraint DynamicsWorld::joint_constraint(const Joint& j) const {

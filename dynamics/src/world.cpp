@@ -13,6 +13,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <string_view>
 
 namespace simpulse {
 namespace {
@@ -239,6 +240,7 @@ void DynamicsWorld::set_pose(BodyId id, const Pose& pose) {
     b.inverse_inertia_world = world_inverse_inertia(b.orientation, b.inverse_inertia_local);
     const Aabb old_bounds = b.bounds;
     b.bounds = bounds;
+    b.in_plane = false;  // a planar world holds it in the plane of its new pose
     broad_phase_.move(b.proxy, b.bounds, Vec3::Zero());
     if (b.is_static) {
         wake_around_static(id.index, old_bounds);  // what it held
@@ -401,21 +403,25 @@ std::pair<double, double> distance_range(const JointDesc& desc, double distance)
 }  // namespace
 
 JointId DynamicsWorld::add_joint(const JointDesc& desc) {
+    require(std::string_view(to_string(desc.type)) != "unknown",
+            "type: expected a JointType (ball, hinge, fixed, slider, distance or planar), got " +
+                std::to_string(static_cast<int>(desc.type)));
     require(finite(desc.anchor), "anchor: expected finite numbers");
     require(finite(desc.anchor_b), "anchor_b: expected finite numbers");
     require(finite(desc.axis), "axis: expected finite numbers");
     require(std::isfinite(desc.min_length), "min_length: expected a finite number (negative: unset)");
     require(std::isfinite(desc.max_length) || desc.max_length == std::numeric_limits<double>::infinity(),
             "max_length: expected a number (negative: unset)");
-    const bool has_axis = desc.type == JointType::hinge || desc.type == JointType::slider;
+    const bool has_limits = desc.type == JointType::hinge || desc.type == JointType::slider;
+    const bool has_axis = has_limits || desc.type == JointType::planar;
     require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
     if (desc.motor.enabled) {
-        require(has_axis, "motor: only hinge and slider joints have motors");
+        require(has_limits, "motor: only hinge and slider joints have motors");
         require(std::isfinite(desc.motor.speed), "motor.speed: expected a finite number");
         require_non_negative(desc.motor.max_force, "motor.max_force");
     }
     if (desc.limit.enabled) {
-        require(has_axis,
+        require(has_limits,
                 "limit: only hinge and slider joints have limits (distance joints: min/max_length)");
         require(!std::isnan(desc.limit.lower) && !std::isnan(desc.limit.upper),
                 "limit.lower, limit.upper: expected numbers");
@@ -429,7 +435,7 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     }
     require(desc.limit.restitution >= 0 && desc.limit.restitution <= 1,
             "limit.restitution: expected a number in [0, 1], got " + number_text(desc.limit.restitution));
-    require(desc.limit.restitution == 0 || has_axis || desc.type == JointType::distance,
+    require(desc.limit.restitution == 0 || has_limits || desc.type == JointType::distance,
             "limit.restitution: only hinge, slider and distance joints have limits");
     require_link_ends(desc.body_a, desc.body_b, "a joint");
     const bool world_b = desc.body_b == BodyId{};

@@ -50,11 +50,12 @@ double distance_centripetal_speed(std::span<const SolverBody> bodies, const deta
 // a step of constant spins w_a, w_b is p . theta with theta = log(exp(-dt w_a) exp(dt w_b)) = dt (w_b - w_a)
 // + dt^2 / 2 (w_b x w_a) + O(dt^3) (Baker-Campbell-Hausdorff): the row keeps the axes aligned to third order
 // when p . (w_b - w_a) = dt / 2 p . (w_a x w_b). Without it, a hinge whose bodies both tumble opens by the
-// second-order term every step and the projection takes its energy. Zero for the other types' angular rows:
-// they hold w_b = w_a, where the term vanishes.
+// second-order term every step and the projection takes its energy. A planar joint's angular rows are the
+// hinge's (p turning with B differs at third order). Zero for the other types' angular rows: they hold
+// w_b = w_a, where the term vanishes.
 double hinge_twist_speed(std::span<const SolverBody> bodies, const detail::JointLevers& j,
                          const detail::Row& r, double dt) {
-    if (j.type != JointType::hinge) return 0;
+    if (j.type != JointType::hinge && j.type != JointType::planar) return 0;
     auto spin = [&](std::uint32_t body) {
         return body == kFixedFrame || body >= bodies.size() || !detail::movable(bodies[body])
                    ? Vec3(Vec3::Zero())

@@ -20,7 +20,8 @@ constexpr std::pair<JointType, const char*> kJointNames[] = {{JointType::ball, "
                                                              {JointType::hinge, "hinge"},
                                                              {JointType::fixed, "fixed"},
                                                              {JointType::slider, "slider"},
-                                                             {JointType::distance, "distance"}};
+                                                             {JointType::distance, "distance"},
+                                                             {JointType::planar, "planar"}};
 }  // namespace
 
 const char* to_string(JointType type) {

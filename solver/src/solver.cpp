@@ -6,6 +6,7 @@
 #include "solver_impl.h"
 
 #include "joints/joint_rows.h"
+#include "plane_closure.h"
 
 #include <omp.h>
 
@@ -50,6 +51,7 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
         impl_->build_rows(bodies, contacts, joints, dt, settings);
         impl_->solve_exact(bodies, contacts, dt, settings);
     }
+    detail::close_planes_in_velocity(bodies, joints);
     impl_->stats.workspace_bytes = impl_->workspace_bytes();
 }
 
@@ -74,6 +76,7 @@ void Solver::project_positions(std::span<SolverBody> bodies, std::span<const Con
     if (settings.mode == SolverMode::thesis)
         return;  // the thesis corrects joints in the velocity system only
     impl_->project(bodies, contacts, joints, settings);
+    detail::close_planes_in_position(bodies, joints);
 }
 
 const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const {

@@ -103,10 +103,16 @@ TEST(SceneValidation, VersionMustBeOne) {
 // ------------------------------------------------------------------------------
 
 TEST(SceneValidation, UnknownTopLevelKey) {
-    EXPECT_EQ(scene_error(R"({"gravty": [0, 0, -1]})"),
-              "scene.json: /gravty: unknown key; expected one of simpulse, name, description, gravity, dt, "
-              "duration, "
-              "sample_every, solver, collision, dynamics, materials, pairs, bodies, joints, springs");
+    EXPECT_EQ(
+        scene_error(R"({"gravty": [0, 0, -1]})"),
+        "scene.json: /gravty: unknown key; expected one of simpulse, name, description, gravity, planar, dt, "
+        "duration, "
+        "sample_every, solver, collision, dynamics, materials, pairs, bodies, joints, springs");
+}
+
+TEST(SceneValidation, PlanarIsABoolean) {
+    EXPECT_EQ(scene_error(R"({"planar": true})"), "valid");
+    EXPECT_EQ(scene_error(R"({"planar": 1})"), "scene.json: /planar: expected true or false, got 1");
 }
 
 TEST(SceneValidation, UnknownBodyKey) {
@@ -426,7 +432,20 @@ TEST(SceneValidation, JointBodies) {
     EXPECT_EQ(
         scene_error("{" + bodies +
                     R"(, "joints": [{"type": "hinj", "bodies": ["a", "world"], "anchor": [0, 0, 0]}]})"),
-        R"(scene.json: /joints/0/type: expected "ball", "hinge", "fixed", "slider" or "distance", got "hinj")");
+        R"(scene.json: /joints/0/type: expected "ball", "hinge", "fixed", "slider", "distance" or "planar", got "hinj")");
+    EXPECT_EQ(
+        scene_error("{" + bodies +
+                    R"(, "joints": [{"type": "planar", "bodies": ["a", "world"], "anchor": [0, 0, 0]}]})"),
+        R"(scene.json: /joints/0: missing required key "axis")");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "planar", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1], "limits": [-1, 1]}]})"),
+              "scene.json: /joints/0/limits: does not apply to a planar joint; expected one of type, name, "
+              "bodies, anchor, axis, collide");
+    EXPECT_EQ(scene_error("{" + bodies +
+                          R"(, "joints": [{"type": "planar", "bodies": ["a", "world"], "anchor": [0, 0, 0],
+                                          "axis": [0, 0, 1]}]})"),
+              "valid");
     EXPECT_EQ(scene_error("{" + bodies +
                           R"(, "joints": [{"type": "hinge", "bodies": ["a", "world"], "anchor": [0, 0, 0],
                                           "axis": [0, 0, 0]}]})"),

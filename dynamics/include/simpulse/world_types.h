@@ -182,6 +182,12 @@ struct WorldSettings {
     // Also report a contact_persist event in every substep for every pair that touched in the previous one
     // too (with its impulse); off by default, as a resting pile of n bodies gives ~3 n of them per step.
     bool persist_events = false;
+    // Planar world: every dynamic body keeps the height of its centre of mass along world z and its rotation
+    // about x and y at their values when it entered the plane (the first step after it was created, placed by
+    // set_pose, or planar was turned on), so bodies move in xy planes and turn about z. Held in the solver by
+    // a planar joint against the world frame per body (three rows), so a push out of the plane meets its
+    // reaction, like a table, instead of being erased from the state.
+    bool planar = false;
 };
 
 struct ContactEvent {

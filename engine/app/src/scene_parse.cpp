@@ -76,8 +76,8 @@ class SceneParser {
         collect_names(document);
         for_each_member(
             root,
-            {"simpulse", "name", "description", "gravity", "dt", "duration", "sample_every", "solver",
-             "collision", "dynamics", "materials", "pairs", "bodies", "joints", "springs"},
+            {"simpulse", "name", "description", "gravity", "planar", "dt", "duration", "sample_every",
+             "solver", "collision", "dynamics", "materials", "pairs", "bodies", "joints", "springs"},
             [&](std::string_view key, const Node& v) { top_level(key, v); });
         resolve();
         return std::move(scene_);
@@ -136,6 +136,8 @@ class SceneParser {
             if (!v.value.is_string()) expected(v, "a string");
         } else if (key == "gravity") {
             scene_.settings.gravity = read_vec3(v);
+        } else if (key == "planar") {
+            scene_.settings.planar = read_bool(v);
         } else if (key == "dt") {
             scene_.dt = read_positive(v);
             has_dt_ = true;
@@ -458,6 +460,8 @@ class SceneParser {
                 return {"anchor", "axis", "limits", "restitution", "motor"};
             case JointType::distance:
                 return {"anchors", "min", "max", "restitution"};
+            case JointType::planar:
+                return {"anchor", "axis"};
         }
         return {};
     }
@@ -470,7 +474,8 @@ class SceneParser {
         const Node type_node = node.member("type");
         const std::optional<JointType> type =
             type_node.value.is_string() ? parse_joint_type(type_node.value.get<std::string>()) : std::nullopt;
-        if (!type) expected(type_node, "\"ball\", \"hinge\", \"fixed\", \"slider\" or \"distance\"");
+        if (!type)
+            expected(type_node, "\"ball\", \"hinge\", \"fixed\", \"slider\", \"distance\" or \"planar\"");
         j.type = *type;
         const std::vector<std::string_view> keys = joint_keys(j.type);
         if (node.value.is_object())

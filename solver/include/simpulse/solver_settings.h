@@ -26,6 +26,8 @@ enum class JointType {
     fixed,     // the bodies move as one (weld, 6 rows)
     slider,    // the bodies translate only along the joint axis and do not turn (prismatic, 5 rows)
     distance,  // two anchor points keep their distance within [min, max] (rod when min = max, else a rope)
+    planar,    // A's anchor stays in B's plane through B's anchor across the joint axis, and A turns relative
+               // to B only about that axis (3 rows; a planar world holds every body so against the world)
 };
 
 const char* to_string(JointType type);

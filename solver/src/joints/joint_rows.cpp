@@ -40,6 +40,9 @@ void joint_rows(const JointConstraint& joint, std::span<const SolverBody> bodies
         case JointType::distance:
             distance_joint_rows(joint, pose, bodies, out);
             break;
+        case JointType::planar:
+            planar_joint_rows(joint, pose, bodies, out);
+            break;
     }
 }
 

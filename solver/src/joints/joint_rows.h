@@ -3,8 +3,8 @@
 // velocity solve of the exact mode asks for no change (its targets come from joint_targets.cpp), the position
 // projection moves the bodies by -error along each row, the thesis mode asks for -error / dt (thesis
 // eq. 21-22). One file per joint type holds its rows: ball_joint.cpp, hinge_joint.cpp, fixed_joint.cpp,
-// slider_joint.cpp, distance_joint.cpp; the parts two types share (the point rows, the angular lock) are
-// here.
+// slider_joint.cpp, distance_joint.cpp, planar_joint.cpp; the parts two types share (the point rows, the
+// angular lock) are here.
 #pragma once
 
 #include "../rows.h"
@@ -51,6 +51,8 @@ void slider_joint_rows(const JointConstraint& joint, const JointPose& pose,
                        std::span<const SolverBody> bodies, JointRows& out);
 void distance_joint_rows(const JointConstraint& joint, const JointPose& pose,
                          std::span<const SolverBody> bodies, JointRows& out);
+void planar_joint_rows(const JointConstraint& joint, const JointPose& pose,
+                       std::span<const SolverBody> bodies, JointRows& out);
 
 // Shared parts. Three rows along the world axes that make the anchors coincide.
 void add_point_rows(const JointConstraint& joint, const JointPose& pose, std::span<const SolverBody> bodies,

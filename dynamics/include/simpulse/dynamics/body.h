@@ -52,6 +52,12 @@ struct Body {
     std::uint32_t sleep_island = 0;  // bodies that fell asleep together wake together
     // Set by integrate_velocities for integrate_positions: which rotation step this step's w is meant for.
     RotationStep rotation_step = RotationStep::midpoint;
+    // Planar worlds (WorldSettings::planar): the world point its centre of mass is held in the plane of, and
+    // the planar joint's frame on the body (x axis along world z); `in_plane` is false until the step takes
+    // them from the body's pose.
+    bool in_plane = false;
+    Vec3 plane_point = Vec3::Zero();
+    Quat plane_frame = Quat::Identity();
 
     Pose pose() const { return {com_position - orientation * local_center_of_mass, orientation}; }
     Vec3 world_center_of_mass() const { return com_position; }

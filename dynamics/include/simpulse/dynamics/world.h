@@ -161,6 +161,7 @@ class DynamicsWorld {
     bool apply_forces(double dt);  // false if a velocity became non-finite
     void collision_stage(double dt);
     void build_constraints();
+    void hold_in_plane();  // planar worlds: a planar joint row set per awake body (planar_world.cpp)
     SolverSettings solve_velocities(double dt);  // the solver settings of this substep
     bool reject_substep(double dt);              // true: rejected, velocities restored
     void update_contact_events();
@@ -195,6 +196,7 @@ class DynamicsWorld {
     std::vector<ContactConstraint> contacts_;
     std::vector<JointConstraint> joint_rows_;
     std::vector<std::uint32_t> joint_row_slot_;  // joint_rows_[i] is joints_[joint_row_slot_[i]]
+    bool any_in_plane_ = false;  // some body holds a plane (Body::in_plane)
     struct TouchingPair {
         std::uint64_t order_a, order_b;  // creation orders, order_a < order_b
         BodyId a, b;
