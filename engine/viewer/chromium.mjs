@@ -1,16 +1,13 @@
 // Headless Chromium for the replay's browser test and the README's screenshots: Debian's /usr/bin/chromium
 // driven by playwright-core, with WebGL on SwiftShader (no GPU) and no background network traffic (the
 // closed network refuses it). Throws if Chromium cannot start: callers fail, they do not skip.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
 
+// playwright gives every launch a fresh temporary profile (its own --user-data-dir) and removes it on close.
 export async function launchChromium() {
-  const profile = mkdtempSync(join(tmpdir(), 'simpulse-chromium-'));
   const executablePath = process.env.SIMPULSE_CHROMIUM || '/usr/bin/chromium';
   const browser = await chromium.launch({
     executablePath,
@@ -19,14 +16,8 @@ export async function launchChromium() {
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-      `--user-data-dir=${profile}`,
     ],
   });
-  const close = browser.close.bind(browser);
-  browser.close = async () => {
-    await close();
-    rmSync(profile, { recursive: true, force: true });
-  };
   return browser;
 }
 

@@ -48,32 +48,21 @@ class BinaryBuffer {
     std::string bytes_;
 };
 
-// A colour per material name: a hue from the name's FNV-1a hash, fixed saturation and value (HSV to RGB).
-Json material_colour(const std::string& name) {
+// A colour per material name: a hue from the name's FNV-1a hash (HSV to RGB); static bodies get a paler,
+// greyer shade of their material's colour, so that the ground does not look like what moves on it.
+Json material_colour(const std::string& name, bool is_static) {
     std::uint32_t h = 2166136261u;
     for (const unsigned char c : name) h = (h ^ c) * 16777619u;
-    const double hue = (h % 360) / 60.0, s = 0.55, v = 0.85;
+    const double hue = (h % 360) / 60.0, s = is_static ? 0.15 : 0.6, v = is_static ? 0.8 : 0.85;
     const double c = v * s, x = c * (1 - std::fabs(std::fmod(hue, 2.0) - 1)), m = v - c;
     double r = 0, g = 0, b = 0;
     switch (static_cast<int>(hue)) {
-        case 0:
-            r = c, g = x;
-            break;
-        case 1:
-            r = x, g = c;
-            break;
-        case 2:
-            g = c, b = x;
-            break;
-        case 3:
-            g = x, b = c;
-            break;
-        case 4:
-            r = x, b = c;
-            break;
-        default:
-            r = c, b = x;
-            break;
+        case 0: r = c, g = x; break;
+        case 1: r = x, g = c; break;
+        case 2: g = c, b = x; break;
+        case 3: g = x, b = c; break;
+        case 4: r = x, b = c; break;
+        default: r = c, b = x; break;
     }
     return Json::array({r + m, g + m, b + m, 1.0});
 }
@@ -84,7 +73,7 @@ double plane_half_size(const SceneDesc& scene) {
     for (const SceneBody& b : scene.bodies)
         if (b.desc.shape->type() != ShapeType::plane)
             reach = std::max(reach, b.desc.pose.position.cwiseAbs().maxCoeff());
-    return std::clamp(2 * reach + 5, 10.0, 1e4);
+    return std::clamp(3 * reach + 1, 1.0, 1e4);
 }
 
 // The local direction glTF viewers should treat as up: against gravity, else +z.
@@ -219,7 +208,7 @@ std::string gltf_binary(const SceneDesc& scene, const Recording& rec, const std:
                               {"primitives",
                                {{{"attributes", {{"POSITION", position}, {"NORMAL", position + 1}}},
                                  {"indices", position + 2},
-                                 {"material", body.desc.material}}}}});
+                                 {"material", 2 * body.desc.material + (body.desc.is_static ? 1 : 0)}}}}});
             node["mesh"] = meshes.size() - 1;
         }
         nodes.push_back(std::move(node));
@@ -273,13 +262,15 @@ std::string gltf_binary(const SceneDesc& scene, const Recording& rec, const std:
             {{"name", "simulation"}, {"samplers", std::move(samplers)}, {"channels", std::move(channels)}});
     }
 
+    // Two per scene material: 2 m for dynamic bodies, 2 m + 1 for static ones.
     Json materials = Json::array();
     for (const SceneMaterial& m : scene.materials)
-        materials.push_back({{"name", m.name},
-                             {"pbrMetallicRoughness",
-                              {{"baseColorFactor", material_colour(m.name)},
-                               {"metallicFactor", 0.0},
-                               {"roughnessFactor", 0.8}}}});
+        for (const bool is_static : {false, true})
+            materials.push_back({{"name", is_static ? m.name + " (static)" : m.name},
+                                 {"pbrMetallicRoughness",
+                                  {{"baseColorFactor", material_colour(m.name, is_static)},
+                                   {"metallicFactor", 0.0},
+                                   {"roughnessFactor", 0.8}}}});
 
     // Run metadata for the viewer: per-sample totals and velocities, contact points, events.
     Json bodies = Json::array();

@@ -80,12 +80,15 @@ async function start() {
     action.play();
   }
 
-  // Frame the bodies other than planes (a plane's quad is far larger than the scene).
+  // Frame the dynamic bodies at the start, else the static ones other than planes (a plane's quad reaches
+  // far beyond the scene).
   const box = new THREE.Box3();
-  extras.bodies.forEach((b, i) => {
-    if (b.shape !== 'plane' && bodies[i]) box.expandByObject(bodies[i]);
-  });
-  if (box.isEmpty()) box.expandByObject(gltf.scene);
+  for (const wanted of [(b) => b.dynamic, (b) => b.shape !== 'plane', () => true]) {
+    extras.bodies.forEach((b, i) => {
+      if (wanted(b) && bodies[i]) box.expandByObject(bodies[i]);
+    });
+    if (!box.isEmpty()) break;
+  }
   const centre = box.getCenter(new THREE.Vector3());
   const size = Math.max(box.getSize(new THREE.Vector3()).length(), 0.1);
   const side = new THREE.Vector3(1, -1.6, 0).applyQuaternion(

@@ -45,7 +45,7 @@ export function buildPage(body) {
   const title = el('h2', { id: 'title' }, side);
   const energy = el('div', { id: 'energy' }, side);
   const info = el('div', { id: 'info' }, side);
-  const domino = el('div', { id: 'domino' }, side);
   const plots = el('div', { id: 'plots' }, side);
+  const domino = el('div', { id: 'domino' }, side);
   return { canvas, play, scrubber, time, speed, follow, contacts, contactCount, title, energy, info, domino, plots };
 }
