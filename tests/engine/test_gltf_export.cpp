@@ -65,14 +65,14 @@ std::vector<float> floats(const Glb& glb, std::size_t accessor) {
     return out;
 }
 
-struct Run {
+struct ExportedRun {
     SceneDesc scene;
     std::vector<json> trajectory;
     Glb glb;
 };
 
-Run run_and_export(const std::string& path, std::vector<std::string> overrides = {}) {
-    Run r;
+ExportedRun run_and_export(const std::string& path, std::vector<std::string> overrides = {}) {
+    ExportedRun r;
     r.scene = load_scene(path, overrides).value();
     SceneWorld world = build_world(r.scene).value();
     std::ostringstream trajectory;
@@ -100,7 +100,7 @@ TEST(GltfExport, EveryShippedSceneMatchesItsTrajectory) {
         ++scenes;
         SCOPED_TRACE(entry.path().string());
         // Half a second of each scene (the domino chain at its dt of 0.3 ms: 1667 samples).
-        const Run r = run_and_export(entry.path().string(), {"/duration=0.5"});
+        const ExportedRun r = run_and_export(entry.path().string(), {"/duration=0.5"});
         const json& doc = r.glb.document;
         const std::size_t bodies = r.scene.bodies.size();
         ASSERT_EQ(doc["nodes"].size(), bodies);
@@ -125,7 +125,7 @@ TEST(GltfExport, EveryShippedSceneMatchesItsTrajectory) {
             const bool translation = channel["target"]["path"] == "translation";
             for (std::size_t k = 0; k < times.size(); ++k) {
                 const double t = r.trajectory[k]["t"];
-                ASSERT_LE(std::fabs(times[k] - t), allowed(t)) << "sample " << k;
+                ASSERT_LE(std::fabs(double{times[k]} - t), allowed(t)) << "sample " << k;
                 const json& body = r.trajectory[k]["bodies"][node];
                 ASSERT_EQ(body["name"], r.scene.bodies[node].name);
                 const double expected[4] = {
@@ -135,7 +135,7 @@ TEST(GltfExport, EveryShippedSceneMatchesItsTrajectory) {
                     translation ? 0.0 : body["orientation"]["w"].get<double>()};
                 const std::size_t width = translation ? 3 : 4;
                 for (std::size_t c = 0; c < width; ++c) {
-                    const double error = std::fabs(values[width * k + c] - expected[c]);
+                    const double error = std::fabs(double{values[width * k + c]} - expected[c]);
                     worst = std::max(worst, error / allowed(expected[c]) * 1e-6);
                     ASSERT_LE(error, allowed(expected[c]))
                         << r.scene.bodies[node].name << " " << channel["target"]["path"] << " sample " << k
@@ -146,10 +146,40 @@ TEST(GltfExport, EveryShippedSceneMatchesItsTrajectory) {
         std::size_t dynamic = 0;
         for (const SceneBody& b : r.scene.bodies) dynamic += b.desc.is_static ? 0 : 1;
         EXPECT_EQ(channels, 2 * dynamic);
-        std::printf("%s: %zu bodies, %zu samples, largest scaled error %.3g\n", r.scene.name.c_str(), bodies,
-                    r.trajectory.size(), worst);
+        std::printf("%s: %zu bodies, %zu samples, largest error / max(1, |x|) %.3g\n", r.scene.name.c_str(),
+                    bodies, r.trajectory.size(), worst);
     }
     EXPECT_GE(scenes, 10u);
+}
+
+// Through the CLI: with a sample interval that does not divide the duration, the animation holds the
+// trajectory's samples and then the final state, the result's.
+TEST(GltfExport, CliAnimationEndsWithTheResultsState) {
+    const std::filesystem::path dir = test::test_dir();
+    const test::CliResult r = test::run_cli(
+        {"run", test::repo_path("scenes/projectile.json"), "--set", "/sample_every=0.3", "--duration", "0.5",
+         "--gltf", "run.glb", "--trajectory", "run.jsonl", "--out", "result.json"},
+        dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Glb glb = parse_glb(test::read_file(dir / "run.glb"));
+    const std::vector<std::string> lines = test::read_lines(dir / "run.jsonl");
+    const json result = json::parse(test::read_file(dir / "result.json"));
+    const json& animation = glb.document["animations"][0];
+    const std::vector<float> times = floats(glb, animation["samplers"][0]["input"]);
+    const std::vector<float> moves = floats(glb, animation["samplers"][0]["output"]);
+    ASSERT_EQ(lines.size(), 2u);  // t = 0 and the first step at or past 0.3; none at 0.5
+    ASSERT_EQ(times.size(), lines.size() + 1);
+    for (std::size_t k = 0; k <= lines.size(); ++k) {
+        const json state = k < lines.size() ? json::parse(lines[k]) : result;
+        const double t = state[k < lines.size() ? "t" : "time"];
+        EXPECT_LE(std::fabs(double{times[k]} - t), allowed(t)) << "sample " << k;
+        for (std::size_t c = 0; c < 3; ++c) {
+            const double x = state["bodies"][0]["position"][c];
+            EXPECT_LE(std::fabs(double{moves[3 * k + c]} - x), allowed(x))
+                << "sample " << k << " component " << c << ": error "
+                << std::fabs(double{moves[3 * k + c]} - x);
+        }
+    }
 }
 
 TEST(GltfExport, SceneWithoutDynamicBodiesIsStatic) {
@@ -158,7 +188,7 @@ TEST(GltfExport, SceneWithoutDynamicBodiesIsStatic) {
         {"name": "ground", "shape": {"type": "plane", "normal": [0, 0, 1]}, "static": true},
         {"name": "block", "shape": {"type": "box", "size": [2, 4, 1]}, "static": true,
          "position": [0, 0, 0.5]}]})");
-    const Run r = run_and_export((dir / "static.json").string());
+    const ExportedRun r = run_and_export((dir / "static.json").string());
     const json& doc = r.glb.document;
     EXPECT_EQ(doc["nodes"].size(), 2u);
     EXPECT_FALSE(doc.contains("animations"));
