@@ -1,6 +1,6 @@
 // The glTF export at scale (engine/app/src/gltf_export.cpp): 10,000 boxes x 1,000 samples (a synthetic
-// recording: every body dynamic, moving and turning), turned into a GLB by gltf_binary and written to a file
-// through a PartialFile, as `simpulse run --gltf` does. Reports the file size.
+// recording: every body dynamic, moving and turning), written as a GLB by write_gltf_binary to a file through
+// a PartialFile, as `simpulse run --gltf` does. Reports the file size.
 //   build/bench/bench_gltf_export --benchmark_repetitions=3 --benchmark_report_aggregates_only
 #include <simpulse/app/partial_file.h>
 #include <simpulse/app/replay.h>
@@ -62,9 +62,11 @@ void BM_ExportGlb(benchmark::State& state) {
             .string();
     std::size_t size = 0;
     for (auto _ : state) {
-        const std::string glb = simpulse::gltf_binary(scene, rec, {});
-        if (!simpulse::write_file_atomically(path, glb)) state.SkipWithError("cannot write the file");
-        size = glb.size();
+        simpulse::PartialFile file;
+        if (!file.open(path)) state.SkipWithError("cannot open the file");
+        simpulse::write_gltf_binary(file.stream(), scene, rec, {});
+        if (!file.commit()) state.SkipWithError("cannot write the file");
+        size = std::filesystem::file_size(path);
     }
     std::filesystem::remove(path);
     state.counters["MB"] = static_cast<double>(size) / 1e6;

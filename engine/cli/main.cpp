@@ -230,20 +230,24 @@ bool write_replay(const simpulse::SceneDesc& scene, const simpulse::SceneWorld& 
         simpulse::record_sample(sw, recording);
     std::optional<simpulse::DominoTiming> domino;
     if (simpulse::check_domino_scene(scene)) domino = simpulse::domino_timing(scene, sw, report);
+    // The page needs the file in memory; --gltf alone is streamed to its file.
     std::string glb;
+    bool ok = true;
     try {
-        glb = simpulse::gltf_binary(scene, recording, report.events, domino);
+        if (!options.html.empty()) glb = simpulse::gltf_binary(scene, recording, report.events, domino);
+        if (!options.gltf.empty()) {
+            if (options.html.empty())
+                simpulse::write_gltf_binary(gltf.stream(), scene, recording, report.events, domino);
+            else
+                gltf.stream().write(glb.data(), static_cast<std::streamsize>(glb.size()));
+            if (!gltf.commit()) {
+                spdlog::error("{}: cannot write the glTF file: {}", options.gltf, std::strerror(errno));
+                ok = false;
+            }
+        }
     } catch (const std::invalid_argument& e) {
         spdlog::error("{}: {}", options.gltf.empty() ? options.html : options.gltf, e.what());
         return false;
-    }
-    bool ok = true;
-    if (!options.gltf.empty()) {
-        gltf.stream().write(glb.data(), static_cast<std::streamsize>(glb.size()));
-        if (!gltf.commit()) {
-            spdlog::error("{}: cannot write the glTF file: {}", options.gltf, std::strerror(errno));
-            ok = false;
-        }
     }
     if (!options.html.empty()) {
         html.stream() << simpulse::html_replay(scene.name, glb);

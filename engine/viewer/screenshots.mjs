@@ -42,7 +42,7 @@ writeFileSync(pile, JSON.stringify(pileScene()));
 const shots = [
   { scene: join(root, 'scenes', 'domino_chain.json'), png: 'replay_domino.png', time: 'mid-chain' },
   { scene: join(root, 'scenes', 'barrels.json'), png: 'replay_barrels.png', time: 2.0 },
-  { scene: pile, png: 'replay_pile_1000.png', time: 1.6 },
+  { scene: pile, png: 'replay_pile_1000.png', time: 0.6 },
 ];
 
 const browser = await launchChromium();

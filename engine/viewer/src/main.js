@@ -80,14 +80,31 @@ async function start() {
     action.play();
   }
 
-  // Frame the dynamic bodies at the start, else the static ones other than planes (a plane's quad reaches
-  // far beyond the scene).
+  // Frame where the dynamic bodies go over the whole run (their start and every sampled position, grown by
+  // their size), else the static bodies other than planes (a plane's quad reaches far beyond the scene).
   const box = new THREE.Box3();
-  for (const wanted of [(b) => b.dynamic, (b) => b.shape !== 'plane', () => true]) {
+  extras.bodies.forEach((b, i) => {
+    if (b.dynamic && bodies[i]) box.expandByObject(bodies[i]);
+  });
+  if (!box.isEmpty() && gltf.animations.length > 0) {
+    let reach = 0;
+    extras.bodies.forEach((b, i) => {
+      if (b.dynamic && bodies[i]) reach = Math.max(reach, new THREE.Box3().setFromObject(bodies[i]).getSize(new THREE.Vector3()).length() / 2);
+    });
+    const p = new THREE.Vector3();
+    for (const track of gltf.animations[0].tracks) {
+      if (!track.name.endsWith('.position')) continue;
+      for (let k = 0; k < track.values.length; k += 3) {
+        p.fromArray(track.values, k);
+        box.expandByPoint(p.clone().addScalar(reach)).expandByPoint(p.clone().addScalar(-reach));
+      }
+    }
+  }
+  for (const wanted of [(b) => b.shape !== 'plane', () => true]) {
+    if (!box.isEmpty()) break;
     extras.bodies.forEach((b, i) => {
       if (wanted(b) && bodies[i]) box.expandByObject(bodies[i]);
     });
-    if (!box.isEmpty()) break;
   }
   const centre = box.getCenter(new THREE.Vector3());
   const size = Math.max(box.getSize(new THREE.Vector3()).length(), 0.1);

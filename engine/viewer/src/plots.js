@@ -23,6 +23,13 @@ function timeCursor(now) {
   };
 }
 
+// Axis numbers in at most about 7 characters: 0.025, 1200, 3.07e+6.
+function compact(v) {
+  if (v === null || v === undefined) return '';
+  const a = Math.abs(v);
+  return a !== 0 && (a >= 1e5 || a < 1e-3) ? v.toExponential(2) : String(Number(v.toPrecision(4)));
+}
+
 function plot(parent, title, series, data, now, width, extra = {}) {
   const opts = {
     title,
@@ -33,7 +40,7 @@ function plot(parent, title, series, data, now, width, extra = {}) {
     legend: { live: false },
     cursor: { drag: { x: false, y: false } },
     series: [{ label: 't (s)' }, ...series],
-    axes: [{ label: 't (s)' }, { size: 60 }],
+    axes: [{ label: 't (s)' }, { size: 76, values: (u, values) => values.map(compact) }],
     ...extra,
   };
   const el = document.createElement('div');

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,11 @@ void record_sample(const SceneWorld& world, Recording& recording);
 std::string gltf_binary(const SceneDesc& scene, const Recording& recording,
                         const std::vector<SceneEvent>& events,
                         const std::optional<DominoTiming>& domino = std::nullopt);
+
+// gltf_binary written to `out` without assembling the file in memory first (`simpulse run --gltf`).
+void write_gltf_binary(std::ostream& out, const SceneDesc& scene, const Recording& recording,
+                       const std::vector<SceneEvent>& events,
+                       const std::optional<DominoTiming>& domino = std::nullopt);
 
 // Whether this build embeds the replay viewer (built when node and npm were found: SIMPULSE_BUILD_VIEWER).
 bool replay_viewer_built();
