@@ -20,6 +20,7 @@
 #include <map>
 #include <numbers>
 #include <sstream>
+#include <string_view>
 
 namespace simpulse {
 namespace {
@@ -240,6 +241,51 @@ TEST(GltfExport, UnwritablePathExitsTwoAndWritesNothing) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("run.glb: cannot open for writing"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
+}
+
+// --html: with the viewer built, one page that holds the --gltf file byte for byte (base64) and the viewer;
+// without it, exit 2 naming the missing viewer and no file.
+TEST(GltfExport, HtmlPageEmbedsTheGlbOrExitsTwoWithoutTheViewer) {
+    const std::filesystem::path dir = test::test_dir();
+    const test::CliResult r = test::run_cli(
+        {"run", test::repo_path("scenes/projectile.json"), "--gltf", "run.glb", "--html", "run.html"}, dir);
+    if (!replay_viewer_built()) {
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find("--html: this simpulse was built without the replay viewer"), std::string::npos)
+            << r.err;
+        EXPECT_FALSE(std::filesystem::exists(dir / "run.html"));
+        EXPECT_FALSE(std::filesystem::exists(dir / "run.glb"));
+        return;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string page = test::read_file(dir / "run.html");
+    const std::string open = "<script id=\"simpulse-glb\" type=\"application/octet-stream\">";
+    const std::size_t from = page.find(open);
+    ASSERT_NE(from, std::string::npos);
+    const std::size_t to = page.find("</script>", from);
+    std::string decoded;
+    std::uint32_t bits = 0;
+    int count = 0;
+    for (std::size_t i = from + open.size(); i < to; ++i) {
+        const char c = page[i];
+        const std::string_view digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const std::size_t v = digits.find(c);
+        if (v == std::string_view::npos) continue;  // newlines and padding
+        bits = (bits << 6) | static_cast<std::uint32_t>(v);
+        if (++count == 4) {
+            decoded += {static_cast<char>(bits >> 16), static_cast<char>(bits >> 8), static_cast<char>(bits)};
+            bits = 0;
+            count = 0;
+        }
+    }
+    if (count == 3) decoded += {static_cast<char>(bits >> 10), static_cast<char>(bits >> 2)};
+    if (count == 2) decoded += static_cast<char>(bits >> 4);
+    EXPECT_TRUE(decoded == test::read_file(dir / "run.glb"))
+        << "decoded " << decoded.size() << " bytes, the file has " << test::read_file(dir / "run.glb").size();
+    EXPECT_NE(page.find("<title>simpulse: projectile</title>"), std::string::npos);
+    // Offline: nothing in the page refers to the network.
+    EXPECT_EQ(page.find("src=\"http"), std::string::npos);
+    EXPECT_EQ(page.find("href=\"http"), std::string::npos);
 }
 
 }  // namespace

@@ -163,10 +163,6 @@ Json domino_extras(const SceneDesc& scene, const std::vector<SceneEvent>& events
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The GLB's two chunks, each padded to 4 bytes: the JSON document and the binary buffer.
 struct GlbChunks {
     std::string json;
