@@ -1,7 +1,7 @@
 // The HTML replay in a real browser (headless Chromium through playwright-core): `simpulse run --html` of the
 // domino chain opens from a file URL with no network request, draws a non-blank first frame, holds one scene
-// object per body, shows the result's final time and positions when scrubbed to the end, names the body
-// that is clicked, shows contact points, and leaves a screenshot. Fails (never skips) if Chromium cannot
+// object per body, shows the result's final time and positions when scrubbed to the end, shows contact
+// points, names the body that is clicked, plays at the chosen speed, follows a body, and leaves a screenshot. Fails (never skips) if Chromium cannot
 // start. Registered in ctest (tests/CMakeLists.txt):
 //   node replay.test.mjs SIMPULSE_CLI SOURCE_DIR [SCREENSHOT.png]
 import { execFileSync } from 'node:child_process';
@@ -92,6 +92,27 @@ try {
     const clicked = await page.textContent('#info .name').catch(() => null);
     check(clicked === c.name, `clicked at (${c.x.toFixed(0)}, ${c.y.toFixed(0)}): info names "${clicked}", expected "${c.name}"`);
   }
+
+  // Play at 0.5x for about a second: the replay's clock runs at half the wall clock (to within the frames at
+  // the two ends, a few tens of milliseconds each).
+  await page.selectOption('#speed', '0.5');
+  await page.focus('#scrubber');
+  await page.keyboard.press('Home');
+  await page.click('#play');
+  const started = await page.evaluate(() => performance.now());
+  await page.waitForTimeout(1000);
+  await page.click('#play');
+  const [stopped, played] = await page.evaluate(() => [performance.now(), window.simpulse.time()]);
+  const rate = played / ((stopped - started) / 1000);
+  check(rate > 0.35 && rate < 0.65, `played at 0.5x: t = ${played.toFixed(3)} s in ${((stopped - started) / 1000).toFixed(3)} s of wall time (rate ${rate.toFixed(2)})`);
+
+  // Follow domino_1: the camera's target moves with it (by its displacement between two times).
+  await page.selectOption('#follow', { label: 'domino_1' });
+  const before = await page.evaluate(() => [window.simpulse.cameraTarget(), window.simpulse.bodyPosition('domino_1')]);
+  await page.evaluate(() => window.simpulse.setTime(window.simpulse.duration));
+  const after = await page.evaluate(() => [window.simpulse.cameraTarget(), window.simpulse.bodyPosition('domino_1')]);
+  const drift = Math.max(...[0, 1, 2].map((k) => Math.abs((after[0][k] - before[0][k]) - (after[1][k] - before[1][k]))));
+  check(drift < 1e-9, `follow: the camera target moved with domino_1 (difference ${drift.toExponential(2)} m)`);
 
   if (screenshot) await page.screenshot({ path: screenshot });
   check(errors.length === 0, `no page errors (${errors.join(' | ')})`);

@@ -264,6 +264,7 @@ async function start() {
       return { x: r.left + (p.x + 1) / 2 * r.width, y: r.top + (1 - p.y) / 2 * r.height, distance };
     },
     bodyAt,
+    cameraTarget: () => controls.target.toArray(),
     domino: extras.domino || null,
   };
   window.simpulse = hooks;
