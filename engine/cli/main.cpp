@@ -7,6 +7,7 @@
 // file under the name of a complete one.
 #include <simpulse/app/domino.h>
 #include <simpulse/app/partial_file.h>
+#include <simpulse/app/replay.h>
 #include <simpulse/app/run.h>
 #include <simpulse/app/scene.h>
 #include <simpulse/app/sweep.h>
@@ -46,6 +47,8 @@ struct Options {
     std::string scene;
     std::string out;
     std::string trajectory;
+    std::string gltf;  // --gltf: the run as an animated binary glTF
+    std::string html;  // --html: the self-contained replay page
     // Parsed here rather than by CLI11, for messages in the scene errors' style. Given: the flag was on the
     // command line, perhaps with an empty value (which is an error, not the scene's value).
     std::string duration;
@@ -218,10 +221,57 @@ void print_hash(const simpulse::SceneWorld& sw, std::uint64_t step) {
                 static_cast<unsigned long long>(simpulse::state_hash(sw)));
 }
 
+// --gltf and --html: the recording ends with the final state (the result's) even when the last step was not a
+// sample; a domino scene's hit times go into the extras.
+bool write_replay(const simpulse::SceneDesc& scene, const simpulse::SceneWorld& sw,
+                  const simpulse::RunReport& report, simpulse::Recording& recording, const Options& options,
+                  simpulse::PartialFile& gltf, simpulse::PartialFile& html) {
+    if (recording.times.empty() || recording.times.back() < sw.world.time())
+        simpulse::record_sample(sw, recording);
+    std::optional<simpulse::DominoTiming> domino;
+    if (simpulse::check_domino_scene(scene)) domino = simpulse::domino_timing(scene, sw, report);
+    // The page needs the file in memory; --gltf alone is streamed to its file.
+    std::string glb;
+    bool ok = true;
+    try {
+        if (!options.html.empty()) glb = simpulse::gltf_binary(scene, recording, report.events, domino);
+        if (!options.gltf.empty()) {
+            if (options.html.empty())
+                simpulse::write_gltf_binary(gltf.stream(), scene, recording, report.events, domino);
+            else
+                gltf.stream().write(glb.data(), static_cast<std::streamsize>(glb.size()));
+            if (!gltf.commit()) {
+                spdlog::error("{}: cannot write the glTF file: {}", options.gltf, std::strerror(errno));
+                ok = false;
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        spdlog::error("{}: {}", options.gltf.empty() ? options.html : options.gltf, e.what());
+        return false;
+    }
+    if (!options.html.empty()) {
+        html.stream() << simpulse::html_replay(scene.name, glb);
+        if (!html.commit()) {
+            spdlog::error("{}: cannot write the replay: {}", options.html, std::strerror(errno));
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 int run(const Options& options) {
-    if (!distinct_files(
-            {{"SCENE", &options.scene}, {"--out", &options.out}, {"--trajectory", &options.trajectory}}))
+    if (!distinct_files({{"SCENE", &options.scene},
+                         {"--out", &options.out},
+                         {"--trajectory", &options.trajectory},
+                         {"--gltf", &options.gltf},
+                         {"--html", &options.html}}))
         return kExitBadInput;
+    if (!options.html.empty() && !simpulse::replay_viewer_built()) {
+        spdlog::error(
+            "--html: this simpulse was built without the replay viewer (node and npm were not found when it "
+            "was configured, or SIMPULSE_BUILD_VIEWER=OFF); --gltf still writes the animated glTF");
+        return kExitBadInput;
+    }
     std::optional<double> dt, duration;
     if (options.dt_given && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
     if (options.duration_given && !(duration = positive_flag("--duration", options.duration)))
@@ -240,8 +290,9 @@ int run(const Options& options) {
 
     // Outputs are opened before the run so that a bad path costs nothing; they are written to PATH.partial
     // and renamed when complete.
-    simpulse::PartialFile out, trajectory;
-    for (auto [path, file] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory}}) {
+    simpulse::PartialFile out, trajectory, gltf, html;
+    for (auto [path, file] : {std::pair{&options.out, &out}, std::pair{&options.trajectory, &trajectory},
+                              std::pair{&options.gltf, &gltf}, std::pair{&options.html, &html}}) {
         if (path->empty()) continue;
         if (!file->open(*path)) {
             spdlog::error("{}: cannot open for writing: {}", *path, std::strerror(errno));
@@ -258,6 +309,12 @@ int run(const Options& options) {
     Progress progress(!options.quiet && !options.verbose);
     simpulse::RunOptions run_options;
     if (!options.trajectory.empty()) run_options.trajectory = &trajectory.stream();
+    const bool replay = !options.gltf.empty() || !options.html.empty();
+    simpulse::Recording recording;
+    if (replay)
+        run_options.on_sample = [&](const simpulse::SceneWorld& sw) {
+            simpulse::record_sample(sw, recording);
+        };
     const bool log_steps = spdlog::should_log(spdlog::level::debug);
     run_options.after_step = [&](const simpulse::SceneWorld& sw, std::uint64_t step, std::uint64_t total) {
         if (log_steps) {
@@ -291,6 +348,8 @@ int run(const Options& options) {
         spdlog::error("{}: cannot write the trajectory: {}", options.trajectory, std::strerror(errno));
         code = kExitRunFailed;
     }
+    if (replay && !write_replay(*scene, world.value(), report, recording, options, gltf, html))
+        code = kExitRunFailed;
     if (!options.out.empty()) {
         out.stream() << simpulse::result_json(*scene, world.value(), report);
         if (!out.commit()) {
@@ -503,6 +562,15 @@ static int run_command_line(int argc, char** argv) {
     run_cmd->add_option("SCENE", options.scene, "Scene file (JSON)")->required()->type_name("FILE");
     run_cmd->add_option("--out", options.out, "Write the result (JSON) to this file")->type_name("FILE");
     run_cmd->add_option("--trajectory", options.trajectory, "Write sampled states (JSON Lines) to this file")
+        ->type_name("FILE");
+    run_cmd
+        ->add_option("--gltf", options.gltf,
+                     "Write the run as an animated glTF 2.0 binary (.glb) to this file")
+        ->type_name("FILE");
+    run_cmd
+        ->add_option(
+            "--html", options.html,
+            "Write a self-contained HTML replay (three.js viewer and plots, opens offline) to this file")
         ->type_name("FILE");
     CLI::Option* duration_flag =
         run_cmd->add_option("--duration", options.duration, "Simulated time, s (overrides the scene)")

@@ -119,13 +119,17 @@ bool SceneStepper::step(const SceneDesc& scene, SceneWorld& sw) {
 RunReport run_scene(const SceneDesc& scene, SceneWorld& sw, const RunOptions& options) {
     const std::uint64_t total = step_count(scene.duration, scene.dt);
     SceneStepper stepper;
-    if (options.trajectory) *options.trajectory << trajectory_line(scene, sw) << '\n';
+    auto sample = [&] {
+        if (options.trajectory) *options.trajectory << trajectory_line(scene, sw) << '\n';
+        if (options.on_sample) options.on_sample(sw);
+    };
+    const bool sampling = options.trajectory || options.on_sample;
+    if (sampling) sample();
     Sampler sampler(scene.sample_every, scene.dt);
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t n = 1; n <= total; ++n) {
         if (!stepper.step(scene, sw)) break;
-        if (options.trajectory && sampler.due(stepper.report().time))
-            *options.trajectory << trajectory_line(scene, sw) << '\n';
+        if (sampling && sampler.due(stepper.report().time)) sample();
         if (options.after_step) options.after_step(sw, n, total);
     }
     RunReport report = std::move(stepper.report());

@@ -76,6 +76,9 @@ struct RunReport {
 
 struct RunOptions {
     std::ostream* trajectory = nullptr;  // receives JSON Lines (see trajectory_line); none if null
+    // Called with the world at each trajectory sample (the same states as the trajectory's lines, whether or
+    // not a trajectory is written): the replay's Recording (replay.h) is filled from it.
+    std::function<void(const SceneWorld& world)> on_sample;
     // Called after every successful step with the number of steps done and the total.
     std::function<void(const SceneWorld& world, std::uint64_t step, std::uint64_t total)> after_step;
 };
