@@ -1,0 +1,227 @@
+// SAT of a whole (possibly non-convex, possibly holed) polygon A against a convex polygon B, after the seed
+// "Algorithms for collision detection of plane 2-D objects of arbitrary shape" (nonconvex-2d-sat.ru.txt;
+// SEEDS.md section 5), steps 1-16, and its contact points by reference-edge clipping.
+//
+// Seed steps followed: axes are the normalised edge perpendiculars of both polygons (steps 3-5); both are
+// projected on each (step 6); a gap between the projections separates (steps 7-8); for an edge of the
+// non-convex polygon the edge's own projection is tested against B's (step 9) and only edges B meets give an
+// overlap candidate (step 10: when B meets no edge of A, A and B do not intersect); the minimum overlap gives
+// the separation vector (steps 11-13). Where the seed needs care, in concave pockets:
+//  - step 9 tests B against the edge's line only; a pocket's far wall whose line passes through B would give a
+//    false candidate, so an edge counts only when B meets the edge segment (SAT of the segment against B: the
+//    edge normal, the edge direction and B's edge normals), within the margin;
+//  - step 14 takes the sign from the centre difference, which points the wrong way in a pocket (a block
+//    against the inner wall of a cup lies on the far side of the cup's centre); the normal here is the edge's
+//    outward normal (from A to B), so the overlap is the depth of B behind that edge (c - min B);
+//  - step 10 misses B lying wholly inside A (no edge met): that case is reported as undecided and the caller
+//    uses another path.
+// B's edge normals project the whole of A (valid separating axes for a non-convex A: its projection is its
+// hull's); their overlap can only overestimate a pocket's depth, so they never hide a shallower edge contact.
+#include <simpulse/collision/polygon.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace simpulse {
+namespace {
+
+// Projection interval of B (mapped) on axis n.
+void project(const Ring2& b, const Map2& map, const Vec2& n, double& lo, double& hi) {
+    // Project in B's frame: n . (R p + t) = (R^T n) . p + n . t.
+    const Vec2 nb = map.rotation.transpose() * n;
+    const double shift = n.dot(map.offset);
+    lo = std::numeric_limits<double>::infinity();
+    hi = -lo;
+    for (const Vec2& p : b) {
+        const double s = nb.dot(p);
+        lo = std::min(lo, s);
+        hi = std::max(hi, s);
+    }
+    lo += shift;
+    hi += shift;
+}
+
+// B (mapped, convex, counter-clockwise after mapping: `flip` when the map reflects) meets segment e within
+// the margin.
+bool segment_meets(const SatPolygon::Edge& e, const Ring2& b, const Map2& map, bool flip, double margin,
+                   double b_lo_n, double b_hi_n) {
+    if (b_lo_n > e.offset + margin || b_hi_n < e.offset - margin) return false;
+    const Vec2 t = e.end - e.start;
+    const double len = t.norm();
+    const Vec2 u = t / len;
+    double lo = 0, hi = 0;
+    project(b, map, u, lo, hi);
+    const double s0 = u.dot(e.start);
+    if (lo > s0 + len + margin || hi < s0 - margin) return false;
+    const std::size_t n = b.size();
+    for (std::size_t j = 0; j < n; ++j) {
+        const Vec2 p = map(b[j]), q = map(b[(j + 1) % n]);
+        const Vec2 d = flip ? p - q : q - p;
+        const Vec2 m = Vec2(d.y(), -d.x()).normalized();
+        const double c = m.dot(p);
+        if (std::min(m.dot(e.start), m.dot(e.end)) > c + margin) return false;
+    }
+    return true;
+}
+
+// Clips segment p0 p1 to the slab lo <= u . x <= hi.
+bool clip(Vec2& p0, Vec2& p1, const Vec2& u, double lo, double hi) {
+    const double s0 = u.dot(p0), s1 = u.dot(p1);
+    if ((s0 < lo && s1 < lo) || (s0 > hi && s1 > hi)) return false;
+    const Vec2 a = p0, b = p1;
+    const auto at = [&](double s) { return a + (b - a) * ((s - s0) / (s1 - s0)); };
+    if (s0 < lo) p0 = at(lo);
+    if (s0 > hi) p0 = at(hi);
+    if (s1 < lo) p1 = at(lo);
+    if (s1 > hi) p1 = at(hi);
+    return true;
+}
+
+}  // namespace
+
+Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2& map, double margin,
+                                Sat2Contact& out) {
+    const bool flip = map.rotation.determinant() < 0;
+    const std::size_t nb = b.size();
+    double best = std::numeric_limits<double>::infinity();
+    int best_edge = -1;  // >= 0: A's edge; < 0: B's edge -(j + 1)
+    Vec2 best_normal = Vec2::Zero();
+    bool met_any = false;
+    // Axes of A's edges (seed steps 3-11).
+    for (std::size_t k = 0; k < a.edges.size(); ++k) {
+        const SatPolygon::Edge& e = a.edges[k];
+        double lo = 0, hi = 0;
+        project(b, map, e.normal, lo, hi);
+        const double gap = std::max(e.min - hi, lo - e.max);  // step 7
+        if (gap > margin) return Sat2Outcome::separated;      // step 8
+        if (!a.convex && !segment_meets(e, b, map, flip, margin, lo, hi)) continue;  // step 9
+        met_any = true;
+        const double depth = e.offset - lo;
+        if (depth < best) {
+            best = depth;
+            best_edge = static_cast<int>(k);
+            best_normal = e.normal;
+        }
+    }
+    if (!met_any) {
+        // Step 10: B meets no edge of A, so it is outside A or wholly inside it.
+        const Vec2 p = map(b[0]);
+        bool inside = false;
+        for (const SatPolygon::Edge& e : a.edges)
+            if ((e.start.y() > p.y()) != (e.end.y() > p.y()) &&
+                p.x() < (e.end.x() - e.start.x()) * (p.y() - e.start.y()) / (e.end.y() - e.start.y()) +
+                            e.start.x())
+                inside = !inside;
+        return inside ? Sat2Outcome::undecided : Sat2Outcome::separated;
+    }
+    // Axes of B's edges: the whole of A projected.
+    for (std::size_t j = 0; j < nb; ++j) {
+        const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
+        const Vec2 d = flip ? p - q : q - p;
+        const Vec2 m = Vec2(d.y(), -d.x()).normalized();  // outward of B
+        const double c = m.dot(p);
+        double lo = std::numeric_limits<double>::infinity();
+        for (const Vec2& v : a.vertices) lo = std::min(lo, m.dot(v));
+        const double gap = lo - c;
+        if (gap > margin) return Sat2Outcome::separated;
+        const double depth = c - lo;
+        // Ties go to A's edge (the whole polygon's feature is the reference).
+        if (depth < best - 1e-12 * (1 + std::abs(best))) {
+            best = depth;
+            best_edge = -static_cast<int>(j) - 1;
+            best_normal = -m;
+        }
+    }
+    out = Sat2Contact{};
+    out.normal = best_normal;  // steps 13-14 (outward normal of the reference edge, from A to B)
+    out.depth = best;
+    if (best_edge >= 0) {
+        // Reference: A's edge; incident: B's edge most opposed to the normal.
+        const SatPolygon::Edge& e = a.edges[static_cast<std::size_t>(best_edge)];
+        std::size_t inc = 0;
+        double most = std::numeric_limits<double>::infinity();
+        for (std::size_t j = 0; j < nb; ++j) {
+            const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
+            const Vec2 d = flip ? p - q : q - p;
+            const double s = Vec2(d.y(), -d.x()).normalized().dot(e.normal);
+            if (s < most) {
+                most = s;
+                inc = j;
+            }
+        }
+        Vec2 p0 = map(b[inc]), p1 = map(b[(inc + 1) % nb]);
+        const Vec2 u = (e.end - e.start).normalized();
+        if (!clip(p0, p1, u, u.dot(e.start), u.dot(e.end))) return Sat2Outcome::separated;
+        const Vec2 pts[2] = {p0, p1};
+        for (int i = 0; i < 2; ++i) {
+            const double sep = e.normal.dot(pts[i]) - e.offset;
+            if (sep > margin) continue;
+            out.points[out.count] = pts[i] - 0.5 * sep * e.normal;
+            out.depths[out.count] = -sep;
+            out.ids[out.count] = (static_cast<std::uint32_t>(best_edge) << 12) ^
+                                 (static_cast<std::uint32_t>(inc) << 2) ^ static_cast<std::uint32_t>(i);
+            ++out.count;
+        }
+    } else {
+        // Reference: B's edge j; incident: the edge of A that B meets and whose normal is most along A -> B.
+        const std::size_t j = static_cast<std::size_t>(-best_edge - 1);
+        const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
+        const Vec2 m = -best_normal;
+        const double c = m.dot(p);
+        std::size_t inc = 0;
+        double most = -std::numeric_limits<double>::infinity();
+        for (std::size_t k = 0; k < a.edges.size(); ++k) {
+            const SatPolygon::Edge& e = a.edges[k];
+            const double s = e.normal.dot(best_normal);
+            if (s <= most) continue;
+            if (!a.convex) {
+                double lo = 0, hi = 0;
+                project(b, map, e.normal, lo, hi);
+                if (!segment_meets(e, b, map, flip, margin, lo, hi)) continue;
+            }
+            most = s;
+            inc = k;
+        }
+        const SatPolygon::Edge& e = a.edges[inc];
+        Vec2 p0 = e.start, p1 = e.end;
+        const Vec2 u = (q - p).normalized();
+        const double s0 = u.dot(p), s1 = u.dot(q);
+        if (!clip(p0, p1, u, std::min(s0, s1), std::max(s0, s1))) return Sat2Outcome::separated;
+        const Vec2 pts[2] = {p0, p1};
+        for (int i = 0; i < 2; ++i) {
+            const double sep = m.dot(pts[i]) - c;
+            if (sep > margin) continue;
+            out.points[out.count] = pts[i] + 0.5 * sep * best_normal;
+            out.depths[out.count] = -sep;
+            out.ids[out.count] = (1u << 31) ^ (static_cast<std::uint32_t>(j) << 12) ^
+                                 (static_cast<std::uint32_t>(inc) << 2) ^ static_cast<std::uint32_t>(i);
+            ++out.count;
+        }
+    }
+    return out.count > 0 ? Sat2Outcome::contact : Sat2Outcome::separated;
+}
+
+double sat_convex_convex(const Ring2& a, const Ring2& b, Vec2& normal) {
+    double best = std::numeric_limits<double>::infinity();
+    const auto axes = [&](const Ring2& ref, const Ring2& other, double dir) {
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            const Vec2 d = ref[(i + 1) % ref.size()] - ref[i];
+            const Vec2 n = Vec2(d.y(), -d.x()).normalized();
+            const double c = n.dot(ref[i]);
+            double lo = std::numeric_limits<double>::infinity();
+            for (const Vec2& v : other) lo = std::min(lo, n.dot(v));
+            const double depth = c - lo;
+            if (depth < best) {
+                best = depth;
+                normal = dir * n;
+            }
+            if (depth < 0) return false;
+        }
+        return true;
+    };
+    if (axes(a, b, 1.0)) axes(b, a, -1.0);
+    return best;
+}
+
+}  // namespace simpulse
