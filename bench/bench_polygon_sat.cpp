@@ -1,6 +1,6 @@
 // The seed's speed claim (nonconvex-2d-sat.ru.txt, fig. 3; SEEDS.md section 5): SAT with one polygon whole is
-// 3-4x faster than SAT with convex decomposition and 8-10x faster than GJK/EPA with decomposition, on pairs of
-// non-convex plane polygons. Four methods on the same pairs (A and B both non-convex, random poses with
+// 3-4x faster than SAT with convex decomposition and 8-10x faster than GJK/EPA with decomposition, on pairs
+// of non-convex plane polygons. Four methods on the same pairs (A and B both non-convex, random poses with
 // overlapping bounding circles, about half of them intersecting), each culling convex parts by bounding
 // circles the same way:
 //   whole_sat:   A whole against each part of B (sat_whole_vs_convex, with its contact points);
@@ -85,7 +85,6 @@ struct Pair {
     const Body* b;
     Map2 map;  // B's frame in A's frame
 };
-
 
 struct Set {
     std::vector<Body> bodies;
@@ -232,7 +231,8 @@ void whole_sat(benchmark::State& state, const Set& set) {
         for (const Pair& p : set.pairs) {
             const Body& b = *p.b;
             for (std::size_t i = 0; i < b.parts.size(); ++i) {
-                if (!circles_meet(Vec2::Zero(), p.a->radius, p.map(b.part_centres[i]), b.part_radii[i])) continue;
+                if (!circles_meet(Vec2::Zero(), p.a->radius, p.map(b.part_centres[i]), b.part_radii[i]))
+                    continue;
                 Sat2Contact c;
                 if (sat_whole_vs_convex(p.a->whole, b.parts[i], p.map, 0, c) == Sat2Outcome::contact)
                     sink += c.depth;
@@ -240,9 +240,9 @@ void whole_sat(benchmark::State& state, const Set& set) {
         }
         benchmark::DoNotOptimize(sink);
     }
-    state.counters["ns_per_pair"] = benchmark::Counter(static_cast<double>(set.pairs.size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate |
-                                                           benchmark::Counter::kInvert);
+    state.counters["ns_per_pair"] =
+        benchmark::Counter(static_cast<double>(set.pairs.size()),
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 template <class PartPair>
@@ -264,9 +264,9 @@ void parts_loop(benchmark::State& state, const Set& set, PartPair&& part_pair) {
         }
         benchmark::DoNotOptimize(sink);
     }
-    state.counters["ns_per_pair"] = benchmark::Counter(static_cast<double>(set.pairs.size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate |
-                                                           benchmark::Counter::kInvert);
+    state.counters["ns_per_pair"] =
+        benchmark::Counter(static_cast<double>(set.pairs.size()),
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void parts_sat(benchmark::State& state, const Set& set) {
@@ -336,18 +336,30 @@ void box2d(benchmark::State& state, const Set& set) {
         }
         benchmark::DoNotOptimize(sink);
     }
-    state.counters["ns_per_pair"] = benchmark::Counter(static_cast<double>(set.pairs.size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate |
-                                                           benchmark::Counter::kInvert);
+    state.counters["ns_per_pair"] =
+        benchmark::Counter(static_cast<double>(set.pairs.size()),
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 #endif
 
-void BM_WholeSat_Star(benchmark::State& s) { whole_sat(s, star_set()); }
-void BM_PartsSat_Star(benchmark::State& s) { parts_sat(s, star_set()); }
-void BM_PartsGjkEpa_Star(benchmark::State& s) { parts_gjk(s, star_set()); }
-void BM_WholeSat_Gear(benchmark::State& s) { whole_sat(s, gear_set()); }
-void BM_PartsSat_Gear(benchmark::State& s) { parts_sat(s, gear_set()); }
-void BM_PartsGjkEpa_Gear(benchmark::State& s) { parts_gjk(s, gear_set()); }
+void BM_WholeSat_Star(benchmark::State& s) {
+    whole_sat(s, star_set());
+}
+void BM_PartsSat_Star(benchmark::State& s) {
+    parts_sat(s, star_set());
+}
+void BM_PartsGjkEpa_Star(benchmark::State& s) {
+    parts_gjk(s, star_set());
+}
+void BM_WholeSat_Gear(benchmark::State& s) {
+    whole_sat(s, gear_set());
+}
+void BM_PartsSat_Gear(benchmark::State& s) {
+    parts_sat(s, gear_set());
+}
+void BM_PartsGjkEpa_Gear(benchmark::State& s) {
+    parts_gjk(s, gear_set());
+}
 BENCHMARK(BM_WholeSat_Star);
 BENCHMARK(BM_PartsSat_Star);
 BENCHMARK(BM_PartsGjkEpa_Star);
@@ -355,8 +367,12 @@ BENCHMARK(BM_WholeSat_Gear);
 BENCHMARK(BM_PartsSat_Gear);
 BENCHMARK(BM_PartsGjkEpa_Gear);
 #ifdef SIMPULSE_HAVE_BOX2D
-void BM_Box2D_Star(benchmark::State& s) { box2d(s, star_set()); }
-void BM_Box2D_Gear(benchmark::State& s) { box2d(s, gear_set()); }
+void BM_Box2D_Star(benchmark::State& s) {
+    box2d(s, star_set());
+}
+void BM_Box2D_Gear(benchmark::State& s) {
+    box2d(s, gear_set());
+}
 BENCHMARK(BM_Box2D_Star);
 BENCHMARK(BM_Box2D_Gear);
 #endif

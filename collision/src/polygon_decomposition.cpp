@@ -2,11 +2,11 @@
 // SplitMulti reduces an n-contour to a 2-contour (each step joins one hole to the outer boundary by a cut, a
 // zero-width cut-off region, so the boundary count drops by one); SplitDuo splits the 2-contour into two
 // 1-contours (the last hole joined by one cut and the contour divided by a second cut from the hole's far
-// side); Simplify divides each 1-contour recursively at its deepest notch until the piece's convex hull exceeds
-// its area by at most the quality threshold, then replaces it by its hull. Cuts are chosen by the thesis'
-// factors: local non-convexity (the deepest reflex vertex first, a cut ending at a reflex vertex preferred),
-// the angles the cut makes with the boundary (a cut splitting a reflex angle into two convex ones preferred)
-// and the perimeter of the pieces (shorter cuts preferred).
+// side); Simplify divides each 1-contour recursively at its deepest notch until the piece's convex hull
+// exceeds its area by at most the quality threshold, then replaces it by its hull. Cuts are chosen by the
+// thesis' factors: local non-convexity (the deepest reflex vertex first, a cut ending at a reflex vertex
+// preferred), the angles the cut makes with the boundary (a cut splitting a reflex angle into two convex ones
+// preferred) and the perimeter of the pieces (shorter cuts preferred).
 #include <simpulse/collision/polygon.h>
 
 #include <algorithm>
@@ -180,7 +180,8 @@ void simplify(Ring2 piece, double tolerance, std::vector<Ring2>& parts) {
 std::vector<Ring2> decompose_polygon(const std::vector<Ring2>& boundaries, double tolerance) {
     Ring2 outer = boundaries[0];
     std::vector<Ring2> pieces;
-    // SplitMulti: join holes 1 .. n-2 to the outer boundary, one boundary fewer per step; the last hole is SplitDuo.
+    // SplitMulti: join holes 1 .. n-2 to the outer boundary, one boundary fewer per step; the last hole is
+    // SplitDuo.
     const std::size_t holes = boundaries.size() - 1;
     for (std::size_t h = 1; h <= holes; ++h) {
         const bool last = h == holes;

@@ -1,5 +1,5 @@
-// Plane polygons with holes: validation (simple, oriented, holes inside), exact area moments by Green's theorem
-// per edge, even-odd containment, Andrew's monotone-chain hull and the SAT preparation of the seed
+// Plane polygons with holes: validation (simple, oriented, holes inside), exact area moments by Green's
+// theorem per edge, even-odd containment, Andrew's monotone-chain hull and the SAT preparation of the seed
 // (nonconvex-2d-sat.ru.txt, steps 1-5: edges and their normalised perpendicular axes).
 #include <simpulse/collision/polygon.h>
 
@@ -100,7 +100,8 @@ std::string validate_polygon(const std::vector<Ring2>& boundaries) {
                         const std::size_t n = r.size();
                         const bool next = j == (i + 1) % n, prev = i == (j + 1) % n;
                         if (next || prev) {
-                            // Adjacent edges meet at their shared point only: not folded back onto each other.
+                            // Adjacent edges meet at their shared point only: not folded back onto each
+                            // other.
                             const Vec2 shared = next ? p1 : p0;
                             const Vec2 a = next ? p0 : p1, d = next ? q1 : q0;
                             if (n == 3) continue;
@@ -164,8 +165,9 @@ bool polygon_contains(const std::vector<Ring2>& boundaries, const Vec2& p) {
 }
 
 Ring2 convex_hull_2d(Ring2 pts) {
-    std::sort(pts.begin(), pts.end(),
-              [](const Vec2& a, const Vec2& b) { return a.x() < b.x() || (a.x() == b.x() && a.y() < b.y()); });
+    std::sort(pts.begin(), pts.end(), [](const Vec2& a, const Vec2& b) {
+        return a.x() < b.x() || (a.x() == b.x() && a.y() < b.y());
+    });
     pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
     if (pts.size() < 3) return pts;
     Ring2 h(2 * pts.size());

@@ -7,7 +7,8 @@
 // non-convex polygon the edge's own projection is tested against B's (step 9) and only edges B meets give an
 // overlap candidate (step 10: when B meets no edge of A, A and B do not intersect); the minimum overlap gives
 // the separation vector (steps 11-13). Where the seed needs care, in concave pockets:
-//  - step 9 tests B against the edge's line only; a pocket's far wall whose line passes through B would give a
+//  - step 9 tests B against the edge's line only; a pocket's far wall whose line passes through B would give
+//  a
 //    false candidate, so an edge counts only when B meets the edge segment (SAT of the segment against B: the
 //    edge normal, the edge direction and B's edge normals), within the margin;
 //  - step 14 takes the sign from the centre difference, which points the wrong way in a pocket (a block
@@ -93,8 +94,8 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
         const SatPolygon::Edge& e = a.edges[k];
         double lo = 0, hi = 0;
         project(b, map, e.normal, lo, hi);
-        const double gap = std::max(e.min - hi, lo - e.max);  // step 7
-        if (gap > margin) return Sat2Outcome::separated;      // step 8
+        const double gap = std::max(e.min - hi, lo - e.max);                         // step 7
+        if (gap > margin) return Sat2Outcome::separated;                             // step 8
         if (!a.convex && !segment_meets(e, b, map, flip, margin, lo, hi)) continue;  // step 9
         met_any = true;
         const double depth = e.offset - lo;
@@ -152,9 +153,9 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
         }
         Vec2 p0 = map(b[inc]), p1 = map(b[(inc + 1) % nb]);
         const Vec2 u = (e.end - e.start).normalized();
-        if (!clip(p0, p1, u, u.dot(e.start), u.dot(e.end))) return Sat2Outcome::separated;
+        const bool clipped = clip(p0, p1, u, u.dot(e.start), u.dot(e.end));
         const Vec2 pts[2] = {p0, p1};
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < 2 && clipped; ++i) {
             const double sep = e.normal.dot(pts[i]) - e.offset;
             if (sep > margin) continue;
             out.points[out.count] = pts[i] - 0.5 * sep * e.normal;
@@ -162,6 +163,20 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
             out.ids[out.count] = (static_cast<std::uint32_t>(best_edge) << 12) ^
                                  (static_cast<std::uint32_t>(inc) << 2) ^ static_cast<std::uint32_t>(i);
             ++out.count;
+        }
+        if (out.count == 0) {
+            // The incident edge lies off the reference edge's extent or above it (B reaches behind the edge
+            // with another feature): B's deepest vertex along -normal is the point.
+            std::size_t deepest = 0;
+            for (std::size_t j = 1; j < nb; ++j)
+                if (e.normal.dot(map(b[j])) < e.normal.dot(map(b[deepest]))) deepest = j;
+            const Vec2 v = map(b[deepest]);
+            const double sep = e.normal.dot(v) - e.offset;
+            out.points[0] = v - 0.5 * sep * e.normal;
+            out.depths[0] = -sep;
+            out.ids[0] = (static_cast<std::uint32_t>(best_edge) << 12) ^
+                         (static_cast<std::uint32_t>(deepest) << 2) ^ 3u;
+            out.count = 1;
         }
     } else {
         // Reference: B's edge j; incident: the edge of A that B meets and whose normal is most along A -> B.
@@ -187,19 +202,29 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
         Vec2 p0 = e.start, p1 = e.end;
         const Vec2 u = (q - p).normalized();
         const double s0 = u.dot(p), s1 = u.dot(q);
-        if (!clip(p0, p1, u, std::min(s0, s1), std::max(s0, s1))) return Sat2Outcome::separated;
+        const bool clipped = clip(p0, p1, u, std::min(s0, s1), std::max(s0, s1));
         const Vec2 pts[2] = {p0, p1};
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < 2 && clipped; ++i) {
             const double sep = m.dot(pts[i]) - c;
             if (sep > margin) continue;
             out.points[out.count] = pts[i] + 0.5 * sep * best_normal;
             out.depths[out.count] = -sep;
-            out.ids[out.count] = (1u << 31) ^ (static_cast<std::uint32_t>(j) << 12) ^
+            out.ids[out.count] = (1u << 30) ^ (static_cast<std::uint32_t>(j) << 12) ^
                                  (static_cast<std::uint32_t>(inc) << 2) ^ static_cast<std::uint32_t>(i);
             ++out.count;
         }
+        if (out.count == 0) {
+            // A's deepest point behind B's reference edge: the nearer-lying end of the incident edge.
+            const Vec2 v = m.dot(e.start) <= m.dot(e.end) ? e.start : e.end;
+            const double sep = m.dot(v) - c;
+            out.points[0] = v + 0.5 * sep * best_normal;
+            out.depths[0] = -sep;
+            out.ids[0] = (1u << 30) ^ (static_cast<std::uint32_t>(j) << 12) ^
+                         (static_cast<std::uint32_t>(inc) << 2) ^ 3u;
+            out.count = 1;
+        }
     }
-    return out.count > 0 ? Sat2Outcome::contact : Sat2Outcome::separated;
+    return Sat2Outcome::contact;
 }
 
 double sat_convex_convex(const Ring2& a, const Ring2& b, Vec2& normal) {

@@ -1,7 +1,7 @@
 // Prism-prism contacts in a shared plane (SEEDS.md section 5; nonconvex-2d-sat.ru.txt): one polygon whole,
 // the other as its convex parts (thesis ch. 5 decomposition), each part against the whole polygon by the
-// seed's SAT (polygon_sat.cpp), the 2-D contact lifted to the two faces of the slabs' overlap so the solver gets
-// a manifold resisting rotation about the in-plane axes.
+// seed's SAT (polygon_sat.cpp), the 2-D contact lifted to the two faces of the slabs' overlap so the solver
+// gets a manifold resisting rotation about the in-plane axes.
 #include <simpulse/collision/prism_contacts.h>
 
 #include <algorithm>

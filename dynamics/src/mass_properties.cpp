@@ -107,8 +107,8 @@ MassProperties prism(const Prism& p, double rho) {
     r.volume = v;
     r.center_of_mass = Vec3(mo.centroid.x(), mo.centroid.y(), 0);
     const double slab = m * t * t / 12;
-    r.inertia << rho * t * mo.syy + slab, -rho * t * mo.sxy, 0, -rho * t * mo.sxy, rho * t * mo.sxx + slab, 0, 0,
-        0, rho * t * (mo.sxx + mo.syy);
+    r.inertia << rho * t * mo.syy + slab, -rho * t * mo.sxy, 0, -rho * t * mo.sxy, rho * t * mo.sxx + slab, 0,
+        0, 0, rho * t * (mo.sxx + mo.syy);
     return r;
 }
 

@@ -61,11 +61,13 @@ double intersection_area(const std::vector<Ring2>& a, const Ring2& convex) {
 TEST(Polygon, ValidationNamesBoundaryAndPoint) {
     const Ring2 square{{0, 0}, {2, 0}, {2, 2}, {0, 2}};
     EXPECT_EQ(validate_polygon({square}), "");
-    EXPECT_NE(validate_polygon({{{0, 0}, {2, 0}, {0, 2}, {2, 2}}}).find("boundary 0 point"), std::string::npos)
-        << "bow tie: " << validate_polygon({{{0, 0}, {2, 0}, {0, 2}, {2, 2}}});
+    EXPECT_NE(validate_polygon({{{0, 0}, {2, 0}, {0, 1}, {1, 2}}}).find("boundary 0 point"),
+              std::string::npos)
+        << "bow tie: " << validate_polygon({{{0, 0}, {2, 0}, {0, 1}, {1, 2}}});
     EXPECT_NE(validate_polygon({{{0, 0}, {0, 2}, {2, 2}, {2, 0}}}).find("clockwise"), std::string::npos);
     EXPECT_NE(validate_polygon({{{0, 0}, {1, 0}, {2, 0}}}).find("zero area"), std::string::npos);
-    EXPECT_NE(validate_polygon({{{0, 0}, {1, 0}, {1, 0}, {0, 1}}}).find("boundary 0 point 1"), std::string::npos);
+    EXPECT_NE(validate_polygon({{{0, 0}, {1, 0}, {1, 0}, {0, 1}}}).find("boundary 0 point 1"),
+              std::string::npos);
     const Ring2 hole_outside{{5, 5}, {5, 6}, {6, 6}, {6, 5}};
     EXPECT_NE(validate_polygon({square, hole_outside}).find("boundary 1 point 0"), std::string::npos)
         << validate_polygon({square, hole_outside});
@@ -98,8 +100,8 @@ TEST(Polygon, DecompositionCoversWithinThreshold) {
             for (const Ring2& p : parts) {
                 sum += signed_area2(p) / 2;
                 for (std::size_t i = 0; i < p.size(); ++i)
-                    EXPECT_GT(cross(p[(i + 1) % p.size()] - p[i], p[(i + 2) % p.size()] - p[(i + 1) % p.size()]),
-                              0)
+                    EXPECT_GT(
+                        cross(p[(i + 1) % p.size()] - p[i], p[(i + 2) % p.size()] - p[(i + 1) % p.size()]), 0)
                         << "shape " << s << " part not strictly convex at " << i;
             }
             // Each part is the hull of a piece; the pieces partition the region, so the excess is the hulls'.
@@ -208,10 +210,10 @@ TEST(PolygonSat, AgreesWithClippingOn10000RandomPairs) {
 }
 
 TEST(PrismPlane, RingAndBlockShareAPlane) {
-    // A ring (outer radius 1, hole radius 0.6, the hole's lowest edge level) and a 0.12 x 0.12 block resting on
-    // that edge (half width 0.078).
-    const ShapePtr ring = make_prism(
-        {circle(Vec2::Zero(), 1.0, 24, false), circle(Vec2::Zero(), 0.6, 24, true, 0.5)}, 0.3, 0);
+    // A ring (outer radius 1, hole radius 0.6, the hole's lowest edge level) and a 0.12 x 0.12 block resting
+    // on that edge (half width 0.078).
+    const ShapePtr ring =
+        make_prism({circle(Vec2::Zero(), 1.0, 24, false), circle(Vec2::Zero(), 0.6, 24, true, 0.5)}, 0.3, 0);
     const ShapePtr block = make_prism({{{-0.06, -0.06}, {0.06, -0.06}, {0.06, 0.06}, {-0.06, 0.06}}}, 0.2, 0);
     const Prism& r = std::get<Prism>(ring->geometry);
     const Prism& k = std::get<Prism>(block->geometry);

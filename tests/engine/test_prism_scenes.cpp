@@ -1,6 +1,6 @@
 // Prisms in scenes (SEEDS.md section 5): bad polygons are refused with exit 2 naming the boundary and point;
-// scenes/u_cup.json keeps the boxes dropped into the cup's cavity; scenes/ring_trap.json keeps the block inside
-// the ring's hole while the ring rolls (ring and block share a plane: the seed's SAT path).
+// scenes/u_cup.json keeps the boxes dropped into the cup's cavity; scenes/ring_trap.json keeps the block
+// inside the ring's hole while the ring rolls (ring and block share a plane: the seed's SAT path).
 #include <simpulse/app/run.h>
 
 #include "engine_test_support.h"
@@ -25,7 +25,7 @@ TEST(PrismScenes, BadPolygonsExitWithTwoNamingBoundaryAndPoint) {
         const char* message;
     };
     const Case cases[] = {
-        {"[[[0, 0], [1, 0], [0, 1], [1, 1]]]", "boundary 0 point"},                 // bow tie
+        {"[[[0, 0], [2, 0], [0, 1], [1, 2]]]", "boundary 0 point 1"},               // bow tie
         {"[[[0, 0], [0, 1], [1, 1], [1, 0]]]", "boundary 0 (outer) is clockwise"},  // wrong orientation
         {"[[[0, 0], [1, 0], [2, 0]]]", "boundary 0 has zero area"},
         {"[[[0, 0], [2, 0], [2, 2], [0, 2]], [[3, 3], [3, 4], [4, 4], [4, 3]]]", "boundary 1 point 0"},
@@ -39,7 +39,8 @@ TEST(PrismScenes, BadPolygonsExitWithTwoNamingBoundaryAndPoint) {
         EXPECT_NE(r.err.find(c.message), std::string::npos) << c.boundaries << " stderr: " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
-    write_file(dir / "ok.json", prism_scene("[[[0, 0], [2, 0], [2, 2], [0, 2]], [[0.5, 0.5], [0.5, 1], [1, 1]]]"));
+    write_file(dir / "ok.json",
+               prism_scene("[[[0, 0], [2, 0], [2, 2], [0, 2]], [[0.5, 0.5], [0.5, 1], [1, 1]]]"));
     EXPECT_EQ(run_cli({"validate", "ok.json"}, dir).exit_code, 0);
 }
 

@@ -202,34 +202,37 @@ ShapePtr read_compound(const Node& node) {
     return made(create_compound(std::move(children)), node.pointer);
 }
 
-// Prism (SEEDS.md section 5): boundaries [outer, hole, ...] of [x, y] points, thickness along local z, and the
-// decomposition's quality threshold (default 0: an exact convex partition).
+// Prism (SEEDS.md section 5): boundaries [outer, hole, ...] of [x, y] points, thickness along local z, and
+// the decomposition's quality threshold (default 0: an exact convex partition).
 ShapePtr read_prism(const Node& node) {
     std::vector<std::vector<Vec2>> boundaries;
     double thickness = 0, tolerance = 0;
-    for_each_member(node, {"type", "boundaries", "thickness", "tolerance"}, [&](std::string_view key,
-                                                                                 const Node& v) {
-        if (key == "thickness") {
-            thickness = read_positive(v);
-        } else if (key == "tolerance") {
-            tolerance = read_number(v);
-            if (!(tolerance >= 0 && tolerance < 1)) expected(v, "a tolerance in [0, 1)");
-        } else if (key == "boundaries") {
-            if (!v.value.is_array() || v.value.empty())
-                expected(v, "a non-empty array of boundaries (outer counter-clockwise, then clockwise holes)");
-            for (std::size_t b = 0; b < v.value.size(); ++b) {
-                const Node ring = v.element(b);
-                if (!ring.value.is_array() || ring.value.size() < 3)
-                    expected(ring, "a boundary of at least 3 points [x, y]");
-                std::vector<Vec2> points;
-                for (std::size_t i = 0; i < ring.value.size(); ++i) points.push_back(read_vec2(ring.element(i)));
-                boundaries.push_back(std::move(points));
+    for_each_member(
+        node, {"type", "boundaries", "thickness", "tolerance"}, [&](std::string_view key, const Node& v) {
+            if (key == "thickness") {
+                thickness = read_positive(v);
+            } else if (key == "tolerance") {
+                tolerance = read_number(v);
+                if (!(tolerance >= 0 && tolerance < 1)) expected(v, "a tolerance in [0, 1)");
+            } else if (key == "boundaries") {
+                if (!v.value.is_array() || v.value.empty())
+                    expected(
+                        v, "a non-empty array of boundaries (outer counter-clockwise, then clockwise holes)");
+                for (std::size_t b = 0; b < v.value.size(); ++b) {
+                    const Node ring = v.element(b);
+                    if (!ring.value.is_array() || ring.value.size() < 3)
+                        expected(ring, "a boundary of at least 3 points [x, y]");
+                    std::vector<Vec2> points;
+                    for (std::size_t i = 0; i < ring.value.size(); ++i)
+                        points.push_back(read_vec2(ring.element(i)));
+                    boundaries.push_back(std::move(points));
+                }
             }
-        }
-    });
+        });
     require_member(node, "boundaries");
     require_member(node, "thickness");
-    return made(create_prism(std::move(boundaries), thickness, tolerance), child_pointer(node.pointer, "boundaries"));
+    return made(create_prism(std::move(boundaries), thickness, tolerance),
+                child_pointer(node.pointer, "boundaries"));
 }
 
 }  // namespace

@@ -68,9 +68,9 @@ struct Map2 {
 };
 
 // Result of whole polygon A against convex part B (B's vertices counter-clockwise in its frame, mapped into
-// A's frame by `map`). normal points from A to B; B moved by depth * normal no longer penetrates on that axis.
-// Up to two contact points (in A's frame, midway between the surfaces) with depth (negative: a gap within the
-// margin) and a feature id.
+// A's frame by `map`). normal points from A to B; B moved by depth * normal no longer penetrates on that
+// axis. Up to two contact points (in A's frame, midway between the surfaces) with depth (negative: a gap
+// within the margin) and a feature id.
 struct Sat2Contact {
     Vec2 normal = Vec2::Zero();
     double depth = 0;

@@ -154,7 +154,7 @@ inline int height_field_cell(double local, int cells) {
 struct Prism {
     std::vector<Ring2> boundaries;
     double half_thickness = 0.5;
-    double tolerance = 0;         // the decomposition's quality threshold
+    double tolerance = 0;      // the decomposition's quality threshold
     std::vector<Ring2> parts;  // convex, counter-clockwise
     std::vector<Vec2> part_centres;
     std::vector<double> part_radii;  // bounding circle of each part about its centre
