@@ -188,7 +188,9 @@ TEST(PolygonSat, AgreesWithClippingOn10000RandomPairs) {
         }
         ++overlaps;
         EXPECT_GE(area, -kGraze) << "trial " << trial;
-        if (c.depth > 1e-9) EXPECT_GT(area, 0) << "trial " << trial << ": depth " << c.depth << " area 0";
+        if (c.depth > 1e-9) {
+            EXPECT_GT(area, 0) << "trial " << trial << ": depth " << c.depth << " area 0";
+        }
         EXPECT_NEAR(c.normal.norm(), 1, 1e-12);
         EXPECT_GE(c.count, 1);
         if (convex_a && c.depth > 10 * kStep) {
