@@ -2,6 +2,7 @@
 // scenes/u_cup.json keeps the boxes dropped into the cup's cavity; scenes/ring_trap.json keeps the block
 // inside the ring's hole while the ring rolls (ring and block share a plane: the seed's SAT path).
 #include <simpulse/app/run.h>
+#include <simpulse/collision/prism_contacts.h>
 
 #include "engine_test_support.h"
 
@@ -47,11 +48,17 @@ TEST(PrismScenes, BadPolygonsExitWithTwoNamingBoundaryAndPoint) {
 struct SceneRun {
     SceneDesc scene;
     SceneWorld built;
-    BodyState state(const std::string& name) const {
+    std::size_t index(const std::string& name) const {
         for (std::size_t i = 0; i < scene.bodies.size(); ++i)
-            if (scene.bodies[i].name == name) return built.world.state(built.bodies[i]).value();
+            if (scene.bodies[i].name == name) return i;
         ADD_FAILURE() << "no body " << name;
-        return {};
+        return 0;
+    }
+    BodyState state(const std::string& name) const {
+        return built.world.state(built.bodies[index(name)]).value();
+    }
+    const Prism& prism(const std::string& name) const {
+        return std::get<Prism>(scene.bodies[index(name)].desc.shape->geometry);
     }
 };
 
@@ -93,14 +100,25 @@ TEST(PrismScenes, UCupKeepsTheBlocksDroppedIntoItsCavity) {
 
 // The block's centre stays within the hole (radius 0.33 m, less the block's inscribed half size 0.06 m, plus
 // 5 mm for penetration and margin) at every step while the ring rolls at least 1.5 m along x, and the block's
-// 0.3 m slab stays within the ring's 0.4 m one (|dy| <= 0.05 m).
+// 0.3 m slab stays within the ring's 0.4 m one (|dy| <= 0.05 m). The pair stays in a shared plane, so its
+// contacts come from the seed's SAT at every step (collide_prisms_in_plane never hands the pair back).
 TEST(PrismScenes, RingKeepsTheBlockInItsHoleWhileItRolls) {
     double worst = 0, worst_y = 0;
+    int in_plane_contacts = 0, handed_back = 0;
+    std::vector<Manifold> manifolds;
     const SceneRun run = run_scene("ring_trap.json", [&](const SceneRun& r) {
-        const Vec3 d = r.state("block").pose.position - r.state("ring").pose.position;
+        const BodyState ring = r.state("ring"), block = r.state("block");
+        const Vec3 d = block.pose.position - ring.pose.position;
         worst = std::max(worst, Vec2(d.x(), d.z()).norm());
         worst_y = std::max(worst_y, std::abs(d.y()));
+        manifolds.clear();
+        const int n = collide_prisms_in_plane(r.prism("ring"), ring.pose, r.prism("block"), block.pose,
+                                              CollideSettings{0.002}, manifolds);
+        handed_back += n < 0;
+        in_plane_contacts += n > 0;
     });
+    EXPECT_EQ(handed_back, 0);
+    EXPECT_GT(in_plane_contacts, 100) << "the block hardly touched the ring";
     EXPECT_LT(worst, 0.33 - 0.06 + 0.005) << "block left the hole: centre distance " << worst;
     EXPECT_LE(worst_y, 0.05) << "block left the ring's plane: |dy| " << worst_y;
     EXPECT_GT(run.state("ring").pose.position.x(), 1.5) << "the ring did not roll";
