@@ -16,53 +16,79 @@
 //    outward normal (from A to B), so the overlap is the depth of B behind that edge (c - min B);
 //  - step 10 misses B lying wholly inside A (no edge met): that case is reported as undecided and the caller
 //    uses another path.
-// B's edge normals project the whole of A (valid separating axes for a non-convex A: its projection is its
-// hull's); their overlap can only overestimate a pocket's depth, so they never hide a shallower edge contact.
+// For a non-convex A, edges farther from B than B's bounding circle are skipped (they cannot meet B, and
+// their axes could only end the test early), and once B meets an edge no axis can separate the two, so B's
+// axes serve only as overlap candidates, measured against the edges B meets (the local depth of A's material
+// at B; the whole polygon's projection would overestimate it in a pocket). A convex A is tested on every axis
+// as the seed does.
 #include <simpulse/collision/polygon.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
 namespace simpulse {
 namespace {
 
-// Projection interval of B (mapped) on axis n.
-void project(const Ring2& b, const Map2& map, const Vec2& n, double& lo, double& hi) {
-    // Project in B's frame: n . (R p + t) = (R^T n) . p + n . t.
-    const Vec2 nb = map.rotation.transpose() * n;
-    const double shift = n.dot(map.offset);
-    lo = std::numeric_limits<double>::infinity();
-    hi = -lo;
-    for (const Vec2& p : b) {
-        const double s = nb.dot(p);
-        lo = std::min(lo, s);
-        hi = std::max(hi, s);
+// B mapped into A's frame once per call: vertices, outward unit normals and edge offsets (counter-clockwise
+// after a reflecting map too), its centre and bounding radius.
+struct MappedPart {
+    std::array<Vec2, kSatMaxPartVertices> v, n;
+    std::array<double, kSatMaxPartVertices> c;
+    std::size_t size = 0;
+    Vec2 centre = Vec2::Zero();
+    double radius = 0;
+
+    MappedPart(const Ring2& b, const Map2& map) : size(b.size()) {
+        const bool flip = map.rotation.determinant() < 0;
+        for (std::size_t j = 0; j < size; ++j) {
+            v[j] = map(b[j]);
+            centre += v[j];
+        }
+        centre /= static_cast<double>(size);
+        double r2 = 0;
+        for (std::size_t j = 0; j < size; ++j) {
+            const Vec2 p = v[j], q = v[(j + 1) % size];
+            const Vec2 d = flip ? p - q : q - p;
+            n[j] = Vec2(d.y(), -d.x()).normalized();
+            c[j] = n[j].dot(p);
+            r2 = std::max(r2, (p - centre).squaredNorm());
+        }
+        radius = std::sqrt(r2);
     }
-    lo += shift;
-    hi += shift;
+    void project(const Vec2& axis, double& lo, double& hi) const {
+        lo = std::numeric_limits<double>::infinity();
+        hi = -lo;
+        for (std::size_t j = 0; j < size; ++j) {
+            const double s = axis.dot(v[j]);
+            lo = std::min(lo, s);
+            hi = std::max(hi, s);
+        }
+    }
+};
+
+// Segment e may meet B's bounding circle (grown by the margin).
+bool near(const SatPolygon::Edge& e, const MappedPart& b, double margin) {
+    const Vec2 d = e.end - e.start;
+    const double s = std::clamp((b.centre - e.start).dot(d) / d.squaredNorm(), 0.0, 1.0);
+    const double r = b.radius + margin;
+    return (b.centre - (e.start + s * d)).squaredNorm() <= r * r;
 }
 
-// B (mapped, convex, counter-clockwise after mapping: `flip` when the map reflects) meets segment e within
-// the margin.
-bool segment_meets(const SatPolygon::Edge& e, const Ring2& b, const Map2& map, bool flip, double margin,
-                   double b_lo_n, double b_hi_n) {
-    if (b_lo_n > e.offset + margin || b_hi_n < e.offset - margin) return false;
+// B meets segment e within the margin: SAT of the segment against B on the edge's normal (B's interval
+// [lo_n, hi_n] on it given), the edge's direction and B's edge normals.
+bool segment_meets(const SatPolygon::Edge& e, const MappedPart& b, double margin, double lo_n, double hi_n) {
+    if (lo_n > e.offset + margin || hi_n < e.offset - margin) return false;
     const Vec2 t = e.end - e.start;
     const double len = t.norm();
     const Vec2 u = t / len;
     double lo = 0, hi = 0;
-    project(b, map, u, lo, hi);
+    b.project(u, lo, hi);
     const double s0 = u.dot(e.start);
     if (lo > s0 + len + margin || hi < s0 - margin) return false;
-    const std::size_t n = b.size();
-    for (std::size_t j = 0; j < n; ++j) {
-        const Vec2 p = map(b[j]), q = map(b[(j + 1) % n]);
-        const Vec2 d = flip ? p - q : q - p;
-        const Vec2 m = Vec2(d.y(), -d.x()).normalized();
-        const double c = m.dot(p);
-        if (std::min(m.dot(e.start), m.dot(e.end)) > c + margin) return false;
-    }
+    for (std::size_t j = 0; j < b.size; ++j)
+        if (std::min(b.n[j].dot(e.start), b.n[j].dot(e.end)) > b.c[j] + margin) return false;
     return true;
 }
 
@@ -81,23 +107,31 @@ bool clip(Vec2& p0, Vec2& p1, const Vec2& u, double lo, double hi) {
 
 }  // namespace
 
-Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2& map, double margin,
+Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b_local, const Map2& map, double margin,
                                 Sat2Contact& out) {
-    const bool flip = map.rotation.determinant() < 0;
-    const std::size_t nb = b.size();
+    const MappedPart b(b_local, map);
+    const std::size_t nb = b.size;
     double best = std::numeric_limits<double>::infinity();
     int best_edge = -1;  // >= 0: A's edge; < 0: B's edge -(j + 1)
     Vec2 best_normal = Vec2::Zero();
     bool met_any = false;
-    // Axes of A's edges (seed steps 3-11).
+    // For a non-convex A: the lowest point of the edges B meets on each of B's axes.
+    std::array<double, kSatMaxPartVertices> a_lo;
+    a_lo.fill(std::numeric_limits<double>::infinity());
+    // Axes of A's edges (seed steps 3-11). For a non-convex A an edge farther from B than B's bounding circle
+    // cannot meet B (step 9) and its axis could only end the test early (step 8): it is skipped.
     for (std::size_t k = 0; k < a.edges.size(); ++k) {
         const SatPolygon::Edge& e = a.edges[k];
+        if (!a.convex && !near(e, b, margin)) continue;
         double lo = 0, hi = 0;
-        project(b, map, e.normal, lo, hi);
-        const double gap = std::max(e.min - hi, lo - e.max);                         // step 7
-        if (gap > margin) return Sat2Outcome::separated;                             // step 8
-        if (!a.convex && !segment_meets(e, b, map, flip, margin, lo, hi)) continue;  // step 9
+        b.project(e.normal, lo, hi);
+        const double gap = std::max(e.min - hi, lo - e.max);              // step 7
+        if (gap > margin) return Sat2Outcome::separated;                  // step 8
+        if (!a.convex && !segment_meets(e, b, margin, lo, hi)) continue;  // step 9
         met_any = true;
+        if (!a.convex)
+            for (std::size_t j = 0; j < nb; ++j)
+                a_lo[j] = std::min(a_lo[j], std::min(b.n[j].dot(e.start), b.n[j].dot(e.end)));
         const double depth = e.offset - lo;
         if (depth < best) {
             best = depth;
@@ -107,7 +141,7 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
     }
     if (!met_any) {
         // Step 10: B meets no edge of A, so it is outside A or wholly inside it.
-        const Vec2 p = map(b[0]);
+        const Vec2 p = b.v[0];
         bool inside = false;
         for (const SatPolygon::Edge& e : a.edges)
             if ((e.start.y() > p.y()) != (e.end.y() > p.y()) &&
@@ -116,22 +150,20 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
                 inside = !inside;
         return inside ? Sat2Outcome::undecided : Sat2Outcome::separated;
     }
-    // Axes of B's edges: the whole of A projected.
+    // Axes of B's edges: a convex A projected whole; for a non-convex A, which B meets (so no axis can
+    // separate them), the edges B meets, whose lowest point is the depth of A's material at B.
     for (std::size_t j = 0; j < nb; ++j) {
-        const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
-        const Vec2 d = flip ? p - q : q - p;
-        const Vec2 m = Vec2(d.y(), -d.x()).normalized();  // outward of B
-        const double c = m.dot(p);
-        double lo = std::numeric_limits<double>::infinity();
-        for (const Vec2& v : a.vertices) lo = std::min(lo, m.dot(v));
-        const double gap = lo - c;
+        double lo = a_lo[j];
+        if (a.convex)
+            for (const Vec2& v : a.vertices) lo = std::min(lo, b.n[j].dot(v));
+        const double gap = lo - b.c[j];
         if (gap > margin) return Sat2Outcome::separated;
-        const double depth = c - lo;
+        const double depth = b.c[j] - lo;
         // Ties go to A's edge (the whole polygon's feature is the reference).
         if (depth < best - 1e-12 * (1 + std::abs(best))) {
             best = depth;
             best_edge = -static_cast<int>(j) - 1;
-            best_normal = -m;
+            best_normal = -b.n[j];
         }
     }
     out = Sat2Contact{};
@@ -141,17 +173,9 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
         // Reference: A's edge; incident: B's edge most opposed to the normal.
         const SatPolygon::Edge& e = a.edges[static_cast<std::size_t>(best_edge)];
         std::size_t inc = 0;
-        double most = std::numeric_limits<double>::infinity();
-        for (std::size_t j = 0; j < nb; ++j) {
-            const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
-            const Vec2 d = flip ? p - q : q - p;
-            const double s = Vec2(d.y(), -d.x()).normalized().dot(e.normal);
-            if (s < most) {
-                most = s;
-                inc = j;
-            }
-        }
-        Vec2 p0 = map(b[inc]), p1 = map(b[(inc + 1) % nb]);
+        for (std::size_t j = 1; j < nb; ++j)
+            if (b.n[j].dot(e.normal) < b.n[inc].dot(e.normal)) inc = j;
+        Vec2 p0 = b.v[inc], p1 = b.v[(inc + 1) % nb];
         const Vec2 u = (e.end - e.start).normalized();
         const bool clipped = clip(p0, p1, u, u.dot(e.start), u.dot(e.end));
         const Vec2 pts[2] = {p0, p1};
@@ -169,10 +193,9 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
             // with another feature): B's deepest vertex along -normal is the point.
             std::size_t deepest = 0;
             for (std::size_t j = 1; j < nb; ++j)
-                if (e.normal.dot(map(b[j])) < e.normal.dot(map(b[deepest]))) deepest = j;
-            const Vec2 v = map(b[deepest]);
-            const double sep = e.normal.dot(v) - e.offset;
-            out.points[0] = v - 0.5 * sep * e.normal;
+                if (e.normal.dot(b.v[j]) < e.normal.dot(b.v[deepest])) deepest = j;
+            const double sep = e.normal.dot(b.v[deepest]) - e.offset;
+            out.points[0] = b.v[deepest] - 0.5 * sep * e.normal;
             out.depths[0] = -sep;
             out.ids[0] = (static_cast<std::uint32_t>(best_edge) << 12) ^
                          (static_cast<std::uint32_t>(deepest) << 2) ^ 3u;
@@ -181,9 +204,9 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
     } else {
         // Reference: B's edge j; incident: the edge of A that B meets and whose normal is most along A -> B.
         const std::size_t j = static_cast<std::size_t>(-best_edge - 1);
-        const Vec2 p = map(b[j]), q = map(b[(j + 1) % nb]);
-        const Vec2 m = -best_normal;
-        const double c = m.dot(p);
+        const Vec2 p = b.v[j], q = b.v[(j + 1) % nb];
+        const Vec2 m = b.n[j];
+        const double c = b.c[j];
         std::size_t inc = 0;
         double most = -std::numeric_limits<double>::infinity();
         for (std::size_t k = 0; k < a.edges.size(); ++k) {
@@ -191,9 +214,10 @@ Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2&
             const double s = e.normal.dot(best_normal);
             if (s <= most) continue;
             if (!a.convex) {
+                if (!near(e, b, margin)) continue;
                 double lo = 0, hi = 0;
-                project(b, map, e.normal, lo, hi);
-                if (!segment_meets(e, b, map, flip, margin, lo, hi)) continue;
+                b.project(e.normal, lo, hi);
+                if (!segment_meets(e, b, margin, lo, hi)) continue;
             }
             most = s;
             inc = k;

@@ -19,7 +19,19 @@ ShapePtr make_prism(std::vector<Ring2> boundaries, double thickness, double tole
     prism.half_thickness = thickness / 2;
     prism.tolerance = tolerance;
     prism.moments = polygon_moments(boundaries);
-    prism.parts = decompose_polygon(boundaries, tolerance);
+    // Convex parts larger than the SAT's part buffer are fanned from their first vertex into smaller ones.
+    for (Ring2& part : decompose_polygon(boundaries, tolerance)) {
+        if (part.size() <= kSatMaxPartVertices) {
+            prism.parts.push_back(std::move(part));
+            continue;
+        }
+        for (std::size_t first = 1; first + 1 < part.size(); first += kSatMaxPartVertices - 2) {
+            Ring2 piece{part[0]};
+            for (std::size_t k = first; k < part.size() && piece.size() < kSatMaxPartVertices; ++k)
+                piece.push_back(part[k]);
+            prism.parts.push_back(std::move(piece));
+        }
+    }
     prism.whole = make_sat_polygon(boundaries);
     std::vector<CompoundChild> children;
     for (const Ring2& part : prism.parts) {

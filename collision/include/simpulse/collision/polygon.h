@@ -67,7 +67,8 @@ struct Map2 {
     Vec2 operator()(const Vec2& p) const { return rotation * p + offset; }
 };
 
-// Result of whole polygon A against convex part B (B's vertices counter-clockwise in its frame, mapped into
+// Result of whole polygon A against convex part B (B's vertices counter-clockwise in its frame, at most
+// kSatMaxPartVertices of them, mapped into
 // A's frame by `map`). normal points from A to B; B moved by depth * normal no longer penetrates on that
 // axis. Up to two contact points (in A's frame, midway between the surfaces) with depth (negative: a gap
 // within the margin) and a feature id.
@@ -80,6 +81,8 @@ struct Sat2Contact {
     std::uint32_t ids[2] = {0, 0};
 };
 enum class Sat2Outcome { separated, contact, undecided };
+// Largest vertex count of the convex part B (make_prism splits larger parts).
+inline constexpr std::size_t kSatMaxPartVertices = 64;
 // undecided: B lies wholly inside A without crossing an edge (the seed's step 10 has no answer then).
 Sat2Outcome sat_whole_vs_convex(const SatPolygon& a, const Ring2& b, const Map2& map, double margin,
                                 Sat2Contact& out);
