@@ -225,13 +225,17 @@ bool circles_meet(const Vec2& c0, double r0, const Vec2& c1, double r1) {
     return (c0 - c1).squaredNorm() <= (r0 + r1) * (r0 + r1);
 }
 
-void whole_sat(benchmark::State& state, const Set& set) {
+void whole_sat(benchmark::State& state, const Set& set, bool cull) {
+    double parts = 0;
+    for (const Body& b : set.bodies) parts += static_cast<double>(b.parts.size());
+    state.counters["parts_per_body"] = parts / static_cast<double>(set.bodies.size());
     double sink = 0;
     for (auto _ : state) {
         for (const Pair& p : set.pairs) {
             const Body& b = *p.b;
             for (std::size_t i = 0; i < b.parts.size(); ++i) {
-                if (!circles_meet(Vec2::Zero(), p.a->radius, p.map(b.part_centres[i]), b.part_radii[i]))
+                if (cull &&
+                    !circles_meet(Vec2::Zero(), p.a->radius, p.map(b.part_centres[i]), b.part_radii[i]))
                     continue;
                 Sat2Contact c;
                 if (sat_whole_vs_convex(p.a->whole, b.parts[i], p.map, 0, c) == Sat2Outcome::contact)
@@ -246,7 +250,7 @@ void whole_sat(benchmark::State& state, const Set& set) {
 }
 
 template <class PartPair>
-void parts_loop(benchmark::State& state, const Set& set, PartPair&& part_pair) {
+void parts_loop(benchmark::State& state, const Set& set, bool cull, PartPair&& part_pair) {
     double sink = 0;
     Ring2 mapped;
     mapped.reserve(64);
@@ -255,10 +259,10 @@ void parts_loop(benchmark::State& state, const Set& set, PartPair&& part_pair) {
             const Body &a = *p.a, &b = *p.b;
             for (std::size_t j = 0; j < b.parts.size(); ++j) {
                 const Vec2 cb = p.map(b.part_centres[j]);
-                if (!circles_meet(Vec2::Zero(), a.radius, cb, b.part_radii[j])) continue;
+                if (cull && !circles_meet(Vec2::Zero(), a.radius, cb, b.part_radii[j])) continue;
                 map_part(b.parts[j], p.map, mapped);
                 for (std::size_t i = 0; i < a.parts.size(); ++i)
-                    if (circles_meet(a.part_centres[i], a.part_radii[i], cb, b.part_radii[j]))
+                    if (!cull || circles_meet(a.part_centres[i], a.part_radii[i], cb, b.part_radii[j]))
                         sink += part_pair(a.parts[i], mapped);
             }
         }
@@ -269,16 +273,16 @@ void parts_loop(benchmark::State& state, const Set& set, PartPair&& part_pair) {
                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-void parts_sat(benchmark::State& state, const Set& set) {
-    parts_loop(state, set, [](const Ring2& a, const Ring2& b) {
+void parts_sat(benchmark::State& state, const Set& set, bool cull) {
+    parts_loop(state, set, cull, [](const Ring2& a, const Ring2& b) {
         Vec2 n;
         const double d = sat_convex_convex(a, b, n);
         return d > 0 ? d : 0.0;
     });
 }
 
-void parts_gjk(benchmark::State& state, const Set& set) {
-    parts_loop(state, set, [](const Ring2& a, const Ring2& b) {
+void parts_gjk(benchmark::State& state, const Set& set, bool cull) {
+    parts_loop(state, set, cull, [](const Ring2& a, const Ring2& b) {
         Vec2 n;
         const double d = gjk_epa(a, b, n);
         return d > 0 ? d : 0.0;
@@ -342,23 +346,43 @@ void box2d(benchmark::State& state, const Set& set) {
 }
 #endif
 
+// Culled: convex parts paired only when their bounding circles meet (as an engine would); all: every part
+// pair (every part of B for the whole polygon), as the seed's comparison without bounding volumes.
 void BM_WholeSat_Star(benchmark::State& s) {
-    whole_sat(s, star_set());
+    whole_sat(s, star_set(), true);
 }
 void BM_PartsSat_Star(benchmark::State& s) {
-    parts_sat(s, star_set());
+    parts_sat(s, star_set(), true);
 }
 void BM_PartsGjkEpa_Star(benchmark::State& s) {
-    parts_gjk(s, star_set());
+    parts_gjk(s, star_set(), true);
 }
 void BM_WholeSat_Gear(benchmark::State& s) {
-    whole_sat(s, gear_set());
+    whole_sat(s, gear_set(), true);
 }
 void BM_PartsSat_Gear(benchmark::State& s) {
-    parts_sat(s, gear_set());
+    parts_sat(s, gear_set(), true);
 }
 void BM_PartsGjkEpa_Gear(benchmark::State& s) {
-    parts_gjk(s, gear_set());
+    parts_gjk(s, gear_set(), true);
+}
+void BM_WholeSatAll_Star(benchmark::State& s) {
+    whole_sat(s, star_set(), false);
+}
+void BM_PartsSatAll_Star(benchmark::State& s) {
+    parts_sat(s, star_set(), false);
+}
+void BM_PartsGjkEpaAll_Star(benchmark::State& s) {
+    parts_gjk(s, star_set(), false);
+}
+void BM_WholeSatAll_Gear(benchmark::State& s) {
+    whole_sat(s, gear_set(), false);
+}
+void BM_PartsSatAll_Gear(benchmark::State& s) {
+    parts_sat(s, gear_set(), false);
+}
+void BM_PartsGjkEpaAll_Gear(benchmark::State& s) {
+    parts_gjk(s, gear_set(), false);
 }
 BENCHMARK(BM_WholeSat_Star);
 BENCHMARK(BM_PartsSat_Star);
@@ -366,6 +390,12 @@ BENCHMARK(BM_PartsGjkEpa_Star);
 BENCHMARK(BM_WholeSat_Gear);
 BENCHMARK(BM_PartsSat_Gear);
 BENCHMARK(BM_PartsGjkEpa_Gear);
+BENCHMARK(BM_WholeSatAll_Star);
+BENCHMARK(BM_PartsSatAll_Star);
+BENCHMARK(BM_PartsGjkEpaAll_Star);
+BENCHMARK(BM_WholeSatAll_Gear);
+BENCHMARK(BM_PartsSatAll_Gear);
+BENCHMARK(BM_PartsGjkEpaAll_Gear);
 #ifdef SIMPULSE_HAVE_BOX2D
 void BM_Box2D_Star(benchmark::State& s) {
     box2d(s, star_set());
