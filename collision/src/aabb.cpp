@@ -72,6 +72,8 @@ Aabb compute_aabb(const Shape& shape, const Pose& pose) {
                 box.grow(compute_aabb(*child.shape, pose * child.pose));
             return box;
         }
+        case ShapeType::prism:
+            return compute_aabb(*std::get<Prism>(shape.geometry).hulls, pose);
         case ShapeType::triangle_mesh:
             return points_box(std::get<TriangleMesh>(shape.geometry).vertices, pose);
         case ShapeType::height_field: {

@@ -8,7 +8,8 @@
 // (sat.h), reference-face clipping of the supporting face on GJK/EPA for capsules, cylinders and cones
 // against boxes and hulls (supporting_face.h), axis rotation on GJK/EPA for the other convex pairs
 // (axis_rotation.h), candidate points against planes (plane_contacts.h), per-child recursion for compounds,
-// per-triangle contacts with internal-edge handling for meshes and height fields (mesh_contacts.h).
+// per-triangle contacts with internal-edge handling for meshes and height fields (mesh_contacts.h), prisms as
+// the compound of their convex parts except two prisms in a shared plane (prism_contacts.h).
 // Static-only pairs (plane, mesh, height field against each other) never reach the narrow phase: the broad
 // phase skips them, and the table answers 0.
 #include <simpulse/collision/axis_rotation.h>
@@ -18,6 +19,7 @@
 #include <simpulse/collision/mesh_contacts.h>
 #include <simpulse/collision/narrow_phase.h>
 #include <simpulse/collision/plane_contacts.h>
+#include <simpulse/collision/prism_contacts.h>
 #include <simpulse/collision/sat.h>
 #include <simpulse/collision/supporting_face.h>
 
@@ -172,6 +174,20 @@ int compound_any(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
     return added;
 }
 
+// Prism as B: its extruded convex parts, a compound (dispatch picks the compound's algorithm for A's type).
+int any_prism(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb, const CollideSettings& s,
+              std::vector<Manifold>& out) {
+    return dispatch(a, pa, *std::get<Prism>(b.geometry).hulls, pb, s, out);
+}
+// Two prisms: in a shared plane the seed's SAT with one polygon whole (prism_contacts.h), else their parts.
+int prism_prism(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb, const CollideSettings& s,
+                std::vector<Manifold>& out) {
+    const Prism &pa_ = std::get<Prism>(a.geometry), &pb_ = std::get<Prism>(b.geometry);
+    const int n = collide_prisms_in_plane(pa_, pa, pb_, pb, s, out);
+    if (n >= 0) return n;
+    return dispatch(*pa_.hulls, pa, *pb_.hulls, pb, s, out);
+}
+
 constexpr std::array<std::array<PairFn, kShapeTypeCount>, kShapeTypeCount> make_table() {
     using T = ShapeType;
     std::array<std::array<PairFn, kShapeTypeCount>, kShapeTypeCount> t{};
@@ -207,6 +223,9 @@ constexpr std::array<std::array<PairFn, kShapeTypeCount>, kShapeTypeCount> make_
     set(T::compound, T::compound, compound_any);
     set(T::compound, T::triangle_mesh, compound_any);
     set(T::compound, T::height_field, compound_any);
+    for (std::size_t a = 0; a < static_cast<std::size_t>(T::prism); ++a)
+        set(static_cast<T>(a), T::prism, any_prism);
+    set(T::prism, T::prism, prism_prism);
     constexpr T statics[] = {T::plane, T::triangle_mesh, T::height_field};
     for (T a : statics)
         for (T b : statics)

@@ -111,6 +111,20 @@ bool contains_local(const Shape& shape, const Vec3& p, double tolerance) {
                     return true;
             return false;
         }
+        case ShapeType::prism: {
+            // Exact: the polygon with holes and the slab (the parts' hulls may exceed the polygon).
+            const auto& prism = std::get<Prism>(shape.geometry);
+            if (std::abs(p.z()) > prism.half_thickness + tolerance) return false;
+            if (polygon_contains(prism.boundaries, p.head<2>())) return true;
+            if (tolerance <= 0) return false;
+            for (const Ring2& ring : prism.boundaries)
+                for (std::size_t i = 0, j = ring.size() - 1; i < ring.size(); j = i++) {
+                    const Vec2 d = ring[i] - ring[j];
+                    const double s = std::clamp((p.head<2>() - ring[j]).dot(d) / d.squaredNorm(), 0.0, 1.0);
+                    if ((p.head<2>() - (ring[j] + s * d)).norm() <= tolerance) return true;
+                }
+            return false;
+        }
         case ShapeType::triangle_mesh:
             return mesh_contains(std::get<TriangleMesh>(shape.geometry), p, tolerance);
         case ShapeType::height_field:

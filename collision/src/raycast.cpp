@@ -184,6 +184,8 @@ std::optional<LocalHit> cast_local(const Shape& shape, const Vec3& o, const Vec3
                 return cast_height_field(g, o, d, max_t);
             else if constexpr (std::is_same_v<G, Compound>)
                 return cast_compound(g, o, d, max_t);
+            else if constexpr (std::is_same_v<G, Prism>)
+                return cast_local(*g.hulls, o, d, max_t);
             else
                 return cast_convex(shape, o, d, max_t);
         },

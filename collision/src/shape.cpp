@@ -42,6 +42,8 @@ const char* shape_type_name(ShapeType type) {
             return "mesh";
         case ShapeType::height_field:
             return "heightfield";
+        case ShapeType::prism:
+            return "prism";
     }
     return "unknown";
 }

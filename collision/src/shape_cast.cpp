@@ -158,7 +158,8 @@ std::optional<LocalCast> cast_local(const Shape& cast, const Caster& c, const Sh
 
 // One convex cast shape against a target of any type, in the world.
 std::optional<CastHit> cast_convex_shape(const Shape& cast, const Pose& start, const Vec3& translation,
-                                         const Shape& target, const Pose& target_pose) {
+                                         const Shape& target_shape, const Pose& target_pose) {
+    const Shape& target = query_geometry(target_shape);
     if (const auto* compound = std::get_if<Compound>(&target.geometry)) {
         std::optional<CastHit> best;
         for (std::size_t k = 0; k < compound->children.size(); ++k) {
@@ -186,11 +187,12 @@ std::optional<CastHit> cast_convex_shape(const Shape& cast, const Pose& start, c
 }  // namespace
 
 bool is_castable(const Shape& shape) {
-    return is_convex(shape.type()) || shape.type() == ShapeType::compound;
+    return is_convex(shape.type()) || shape.type() == ShapeType::compound || shape.type() == ShapeType::prism;
 }
 
-std::optional<CastHit> shape_cast(const Shape& cast, const Pose& start, const Vec3& translation,
+std::optional<CastHit> shape_cast(const Shape& cast_shape, const Pose& start, const Vec3& translation,
                                   const Shape& target, const Pose& target_pose) {
+    const Shape& cast = query_geometry(cast_shape);
     if (!is_castable(cast))
         throw std::invalid_argument("shape: expected a convex shape or compound of convex shapes");
     const auto* compound = std::get_if<Compound>(&cast.geometry);

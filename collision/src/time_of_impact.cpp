@@ -162,6 +162,9 @@ Vec3 Sweep::rotation() const {
 
 ToiResult time_of_impact(const Shape& moving, const Sweep& sweep, double radius, const Shape& target,
                          const Pose& target_pose, const ToiSettings& settings, double s_max) {
+    if (std::holds_alternative<Prism>(moving.geometry) || std::holds_alternative<Prism>(target.geometry))
+        return time_of_impact(query_geometry(moving), sweep, radius, query_geometry(target), target_pose,
+                              settings, s_max);
     const Quat to_local = target_pose.orientation.conjugate();
     Sweep local = sweep;
     local.c0 = target_pose.inverse_transform_point(sweep.c0);
@@ -263,6 +266,8 @@ double smallest_extent(const Shape& shape) {
                     width = std::min(width, f.offset - lowest);
                 }
                 return width;
+            } else if constexpr (std::is_same_v<T, Prism>) {
+                return smallest_extent(*g.hulls);
             } else if constexpr (std::is_same_v<T, Compound>) {
                 double width = kInfinity;
                 for (const CompoundChild& c : g.children) width = std::min(width, smallest_extent(*c.shape));

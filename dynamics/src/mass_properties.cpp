@@ -1,5 +1,6 @@
 // Mass properties of every shape type: closed forms for primitives, signed tetrahedra (covariance of the
-// canonical tetrahedron, Blow & Binstock 2004) for meshes and hulls, parallel-axis sums for compounds.
+// canonical tetrahedron, Blow & Binstock 2004) for meshes and hulls, parallel-axis sums for compounds,
+// exact polygon moments for prisms.
 #include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/mass_properties.h>
 
@@ -95,6 +96,22 @@ MassProperties compound(const Compound& c, double rho) {
     return total;
 }
 
+// Extruded polygon with holes (SEEDS.md section 5): exact area moments of the region (polygon_moments), so
+// with thickness t = 2h: m = rho A t, I_xx = rho t S_yy + m t^2 / 12, I_yy = rho t S_xx + m t^2 / 12,
+// I_zz = rho t (S_xx + S_yy), I_xy = -rho t S_xy, centre of mass at the area centroid (z = 0).
+MassProperties prism(const Prism& p, double rho) {
+    const PolygonMoments& mo = p.moments;
+    const double t = 2 * p.half_thickness, v = mo.area * t, m = rho * v;
+    MassProperties r;
+    r.mass = m;
+    r.volume = v;
+    r.center_of_mass = Vec3(mo.centroid.x(), mo.centroid.y(), 0);
+    const double slab = m * t * t / 12;
+    r.inertia << rho * t * mo.syy + slab, -rho * t * mo.sxy, 0, -rho * t * mo.sxy, rho * t * mo.sxx + slab, 0,
+        0, 0, rho * t * (mo.sxx + mo.syy);
+    return r;
+}
+
 }  // namespace
 
 MassProperties mesh_mass_properties(std::span<const Vec3> vertices,
@@ -154,6 +171,8 @@ MassProperties compute_mass_properties(const Shape& shape, double density) {
             return hull(std::get<ConvexHull>(shape.geometry), density);
         case ShapeType::compound:
             return compound(std::get<Compound>(shape.geometry), density);
+        case ShapeType::prism:
+            return prism(std::get<Prism>(shape.geometry), density);
         case ShapeType::triangle_mesh: {
             const auto& m = std::get<TriangleMesh>(shape.geometry);
             return mesh_mass_properties(m.vertices, m.triangles, density);

@@ -43,4 +43,8 @@ Result<ShapePtr> create_height_field(const Vec2& origin, const Vec2& spacing, in
         [&] { return make_height_field(origin, spacing, rows, columns, std::move(heights)); });
 }
 
+Result<ShapePtr> create_prism(std::vector<std::vector<Vec2>> boundaries, double thickness, double tolerance) {
+    return guarded_value<ShapePtr>([&] { return make_prism(std::move(boundaries), thickness, tolerance); });
+}
+
 }  // namespace simpulse

@@ -231,7 +231,7 @@ TEST(SceneValidation, MissingRequiredKeys) {
 TEST(SceneValidation, UnknownShapeType) {
     EXPECT_EQ(
         scene_error(with_shape(R"({"type": "sphre", "radius": 1})")),
-        R"(scene.json: /bodies/1/shape/type: expected a shape type (sphere, box, capsule, cylinder, cone, convex, mesh, heightfield, plane, compound), got "sphre")");
+        R"(scene.json: /bodies/1/shape/type: expected a shape type (sphere, box, capsule, cylinder, cone, convex, mesh, heightfield, plane, compound, prism), got "sphre")");
 }
 
 // ---- numbers out of range ---------------------------------------------------------------------------------

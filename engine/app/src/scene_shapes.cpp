@@ -1,5 +1,5 @@
 // Reads SHAPE objects of a scene (sphere, box, capsule, cylinder, cone, convex, mesh, heightfield, plane,
-// compound) into collision shapes, converting the scene's full sizes to the shapes' half sizes.
+// compound, prism) into collision shapes, converting the scene's full sizes to the shapes' half sizes.
 #include <simpulse/shapes.h>
 
 #include "scene_reader.h"
@@ -12,7 +12,7 @@ namespace simpulse::scene_detail {
 namespace {
 
 constexpr std::string_view kTypes =
-    "sphere, box, capsule, cylinder, cone, convex, mesh, heightfield, plane, compound";
+    "sphere, box, capsule, cylinder, cone, convex, mesh, heightfield, plane, compound, prism";
 
 // Unwraps a factory result; a rejection is reported at `pointer` with the collision module's message.
 ShapePtr made(Result<ShapePtr> result, const std::string& pointer) {
@@ -202,6 +202,39 @@ ShapePtr read_compound(const Node& node) {
     return made(create_compound(std::move(children)), node.pointer);
 }
 
+// Prism (SEEDS.md section 5): boundaries [outer, hole, ...] of [x, y] points, thickness along local z, and
+// the decomposition's quality threshold (default 0: an exact convex partition).
+ShapePtr read_prism(const Node& node) {
+    std::vector<std::vector<Vec2>> boundaries;
+    double thickness = 0, tolerance = 0;
+    for_each_member(
+        node, {"type", "boundaries", "thickness", "tolerance"}, [&](std::string_view key, const Node& v) {
+            if (key == "thickness") {
+                thickness = read_positive(v);
+            } else if (key == "tolerance") {
+                tolerance = read_number(v);
+                if (!(tolerance >= 0 && tolerance < 1)) expected(v, "a tolerance in [0, 1)");
+            } else if (key == "boundaries") {
+                if (!v.value.is_array() || v.value.empty())
+                    expected(
+                        v, "a non-empty array of boundaries (outer counter-clockwise, then clockwise holes)");
+                for (std::size_t b = 0; b < v.value.size(); ++b) {
+                    const Node ring = v.element(b);
+                    if (!ring.value.is_array() || ring.value.size() < 3)
+                        expected(ring, "a boundary of at least 3 points [x, y]");
+                    std::vector<Vec2> points;
+                    for (std::size_t i = 0; i < ring.value.size(); ++i)
+                        points.push_back(read_vec2(ring.element(i)));
+                    boundaries.push_back(std::move(points));
+                }
+            }
+        });
+    require_member(node, "boundaries");
+    require_member(node, "thickness");
+    return made(create_prism(std::move(boundaries), thickness, tolerance),
+                child_pointer(node.pointer, "boundaries"));
+}
+
 }  // namespace
 
 ShapePtr read_shape(const Node& node) {
@@ -221,6 +254,7 @@ ShapePtr read_shape(const Node& node) {
     if (type == "heightfield") return read_heightfield(node);
     if (type == "plane") return read_plane(node);
     if (type == "compound") return read_compound(node);
+    if (type == "prism") return read_prism(node);
     expected(type_node, std::string("a shape type (") + std::string(kTypes) + ")");
 }
 

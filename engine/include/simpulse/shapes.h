@@ -25,5 +25,10 @@ Result<ShapePtr> create_triangle_mesh(std::vector<Vec3> vertices,
                                       std::vector<std::array<std::uint32_t, 3>> triangles);
 Result<ShapePtr> create_height_field(const Vec2& origin, const Vec2& spacing, int rows, int columns,
                                      std::vector<double> heights);
+// Extruded polygon with holes: boundaries[0] the outer boundary (counter-clockwise), the others holes
+// (clockwise), points in the local xy plane; `thickness` along local z, symmetric about z = 0; `tolerance`
+// the convex decomposition's quality threshold in [0, 1) (0: exact convex parts).
+Result<ShapePtr> create_prism(std::vector<std::vector<Vec2>> boundaries, double thickness,
+                              double tolerance = 0);
 
 }  // namespace simpulse

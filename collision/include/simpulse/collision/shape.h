@@ -5,6 +5,7 @@
 #pragma once
 
 #include <simpulse/collision/math.h>
+#include <simpulse/collision/polygon.h>
 
 #include <array>
 #include <cmath>
@@ -31,8 +32,9 @@ enum class ShapeType : std::uint8_t {
     compound,
     triangle_mesh,
     height_field,
+    prism,
 };
-inline constexpr int kShapeTypeCount = 10;
+inline constexpr int kShapeTypeCount = 11;
 
 struct Sphere {
     double radius = 0.5;
@@ -144,11 +146,35 @@ inline int height_field_cell(double local, int cells) {
     return cell > cells ? cells : static_cast<int>(cell);
 }
 
+// Extruded plane polygon with holes (SEEDS.md section 5): boundaries in the local xy plane (outer
+// counter-clockwise, holes clockwise), from z = -half_thickness to z = +half_thickness. Built by make_prism,
+// which decomposes it once (thesis ch. 5): `parts` are the convex parts in the plane, `hulls` the compound of
+// their extrusions (the path of every pair but two prisms in a shared plane, which use the seed's SAT on
+// `whole`).
+struct Prism {
+    std::vector<Ring2> boundaries;
+    double half_thickness = 0.5;
+    double tolerance = 0;      // the decomposition's quality threshold
+    std::vector<Ring2> parts;  // convex, counter-clockwise
+    std::vector<Vec2> part_centres;
+    std::vector<double> part_radii;  // bounding circle of each part about its centre
+    SatPolygon whole;
+    PolygonMoments moments;
+    ShapePtr hulls;  // a Compound of the extruded parts
+};
+
 struct Shape {
-    std::variant<Sphere, Box, Capsule, Cylinder, Cone, ConvexHull, Plane, Compound, TriangleMesh, HeightField>
+    std::variant<Sphere, Box, Capsule, Cylinder, Cone, ConvexHull, Plane, Compound, TriangleMesh, HeightField,
+                 Prism>
         geometry;
     ShapeType type() const { return static_cast<ShapeType>(geometry.index()); }
 };
+
+// The shape queries work on: a prism's compound of extruded convex parts, any other shape itself.
+inline const Shape& query_geometry(const Shape& shape) {
+    if (const auto* prism = std::get_if<Prism>(&shape.geometry)) return *prism->hulls;
+    return shape;
+}
 
 // Thrown by the make_* functions on invalid geometry (non-positive size, degenerate hull, bad index, ...).
 class ShapeError : public std::invalid_argument {
@@ -180,6 +206,10 @@ ShapePtr make_height_field(const Vec2& origin, const Vec2& spacing, int rows, in
 // corners (i, j) .. (i + 1, j + 1)), clipped to the grid, from the pyramid; {+inf, -inf} for an empty range.
 std::pair<double, double> height_field_range(const HeightField& field, int row_begin, int column_begin,
                                              int row_end, int column_end);
+
+// Prism of the boundaries (validate_polygon's rules, its message in the error), `thickness` > 0 along local
+// z, decomposed with the quality threshold `tolerance` in [0, 1).
+ShapePtr make_prism(std::vector<Ring2> boundaries, double thickness, double tolerance);
 
 // Tight bounding box of the shape at `pose`. Planes return an infinite box.
 Aabb compute_aabb(const Shape& shape, const Pose& pose);
