@@ -222,6 +222,10 @@ TEST(GltfExport, DisplayMeshesAreClosedAndFaceOutward) {
     const std::vector<Vec3> corners = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     const ShapePtr hull = create_convex_hull(corners).value();
     EXPECT_NEAR(volume(hull), 1.0 / 6, 1e-6);
+    // A 2 x 2 square with a 1 x 1 hole, 0.5 thick (its convex parts, tiling it exactly): 3 x 0.5.
+    const std::vector<std::vector<Vec2>> ring = {{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}},
+                                                 {{-0.5, -0.5}, {-0.5, 0.5}, {0.5, 0.5}, {0.5, -0.5}}};
+    EXPECT_NEAR(volume(create_prism(ring, 0.5).value()), 1.5, 1e-6);
     // Spheres and capsules: inscribed polyhedra, between the solid of radius r cos^2(pi / n) (every face is
     // at least that far from the centre) and the solid itself.
     const double shrink = std::pow(std::cos(pi / n), 2);

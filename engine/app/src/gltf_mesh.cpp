@@ -172,6 +172,12 @@ void add_geometry(Builder& b, const Compound& c, double half_size, int segments)
     }
 }
 
+// A prism is drawn as its convex parts extruded (the compound its queries use): with the default quality
+// threshold 0 they tile the polygon exactly.
+void add_geometry(Builder& b, const Prism& p, double half_size, int segments) {
+    add_geometry(b, std::get<Compound>(p.hulls->geometry), half_size, segments);
+}
+
 void add_geometry(Builder& b, const TriangleMesh& m, double, int) {
     for (const auto& t : m.triangles) b.flat_triangle(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]);
 }
