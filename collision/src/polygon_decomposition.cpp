@@ -16,31 +16,11 @@
 namespace simpulse {
 namespace {
 
-double cross(const Vec2& a, const Vec2& b) {
-    return a.x() * b.y() - a.y() * b.x();
-}
-
-int sign(double v) {
-    return (v > 0) - (v < 0);
-}
-
-bool segments_meet(const Vec2& p0, const Vec2& p1, const Vec2& q0, const Vec2& q1) {
-    const int d1 = sign(cross(p1 - p0, q0 - p0)), d2 = sign(cross(p1 - p0, q1 - p0));
-    const int d3 = sign(cross(q1 - q0, p0 - q0)), d4 = sign(cross(q1 - q0, p1 - q0));
-    if (d1 * d2 < 0 && d3 * d4 < 0) return true;
-    const auto on = [](const Vec2& a, const Vec2& b, const Vec2& c) {
-        return std::min(a.x(), b.x()) <= c.x() && c.x() <= std::max(a.x(), b.x()) &&
-               std::min(a.y(), b.y()) <= c.y() && c.y() <= std::max(a.y(), b.y());
-    };
-    return (d1 == 0 && on(p0, p1, q0)) || (d2 == 0 && on(p0, p1, q1)) || (d3 == 0 && on(q0, q1, p0)) ||
-           (d4 == 0 && on(q0, q1, p1));
-}
-
 // Direction d from vertex v (previous a, next b, material on the left) points into the material.
 bool in_cone(const Vec2& a, const Vec2& v, const Vec2& b, const Vec2& t) {
     const Vec2 d = t - v;
-    if (cross(v - a, b - v) >= 0) return cross(b - v, d) > 0 && cross(d, a - v) > 0;
-    return cross(b - v, d) > 0 || cross(d, a - v) > 0;
+    if (cross2(v - a, b - v) >= 0) return cross2(b - v, d) > 0 && cross2(d, a - v) > 0;
+    return cross2(b - v, d) > 0 || cross2(d, a - v) > 0;
 }
 
 // The segment p q crosses or touches no edge of the rings, other than edges ending at p or q.
@@ -99,14 +79,14 @@ bool diagonal_ok(const Ring2& p, std::size_t i, std::size_t k) {
 }
 
 bool reflex(const Ring2& p, std::size_t i) {
-    return cross(p[i] - before(p, i), at(p, i + 1) - p[i]) < 0;
+    return cross2(p[i] - before(p, i), at(p, i + 1) - p[i]) < 0;
 }
 
 // The thesis' cut score (smaller is better) of the cut from reflex vertex i to vertex k.
 double cut_score(const Ring2& p, std::size_t i, std::size_t k) {
     const Vec2 d = p[k] - p[i];
     const Vec2 u = p[i] - before(p, i), w = at(p, i + 1) - p[i];
-    const bool resolves = cross(w, d) >= 0 && cross(u, d) >= 0;
+    const bool resolves = cross2(w, d) >= 0 && cross2(u, d) >= 0;
     return d.norm() * (resolves ? 1.0 : 4.0) * (reflex(p, k) ? 0.7 : 1.0);
 }
 
@@ -153,7 +133,7 @@ void simplify(Ring2 piece, double tolerance, std::vector<Ring2>& parts) {
             double depth = std::numeric_limits<double>::infinity();
             for (std::size_t h = 0; h < hull.size(); ++h) {
                 const Vec2 e = at(hull, h + 1) - hull[h];
-                depth = std::min(depth, cross(e, p[i] - hull[h]) / e.norm());
+                depth = std::min(depth, cross2(e, p[i] - hull[h]) / e.norm());
             }
             notches.emplace_back(-depth, i);
         }

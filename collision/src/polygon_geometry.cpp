@@ -10,25 +10,8 @@
 namespace simpulse {
 namespace {
 
-double cross(const Vec2& a, const Vec2& b) {
-    return a.x() * b.y() - a.y() * b.x();
-}
-
 int sign(double v) {
     return (v > 0) - (v < 0);
-}
-
-// Segments p0p1 and q0q1 share at least one point (touching counts).
-bool segments_meet(const Vec2& p0, const Vec2& p1, const Vec2& q0, const Vec2& q1) {
-    const int d1 = sign(cross(p1 - p0, q0 - p0)), d2 = sign(cross(p1 - p0, q1 - p0));
-    const int d3 = sign(cross(q1 - q0, p0 - q0)), d4 = sign(cross(q1 - q0, p1 - q0));
-    if (d1 * d2 < 0 && d3 * d4 < 0) return true;
-    const auto on = [](const Vec2& a, const Vec2& b, const Vec2& c) {  // c on segment ab, given collinear
-        return std::min(a.x(), b.x()) <= c.x() && c.x() <= std::max(a.x(), b.x()) &&
-               std::min(a.y(), b.y()) <= c.y() && c.y() <= std::max(a.y(), b.y());
-    };
-    return (d1 == 0 && on(p0, p1, q0)) || (d2 == 0 && on(p0, p1, q1)) || (d3 == 0 && on(q0, q1, p0)) ||
-           (d4 == 0 && on(q0, q1, p1));
 }
 
 bool ring_contains(const Ring2& ring, const Vec2& p) {
@@ -54,9 +37,21 @@ std::string where(std::size_t boundary, std::size_t point) {
 
 }  // namespace
 
+bool segments_meet(const Vec2& p0, const Vec2& p1, const Vec2& q0, const Vec2& q1) {
+    const int d1 = sign(cross2(p1 - p0, q0 - p0)), d2 = sign(cross2(p1 - p0, q1 - p0));
+    const int d3 = sign(cross2(q1 - q0, p0 - q0)), d4 = sign(cross2(q1 - q0, p1 - q0));
+    if (d1 * d2 < 0 && d3 * d4 < 0) return true;
+    const auto on = [](const Vec2& a, const Vec2& b, const Vec2& c) {  // c on segment ab, given collinear
+        return std::min(a.x(), b.x()) <= c.x() && c.x() <= std::max(a.x(), b.x()) &&
+               std::min(a.y(), b.y()) <= c.y() && c.y() <= std::max(a.y(), b.y());
+    };
+    return (d1 == 0 && on(p0, p1, q0)) || (d2 == 0 && on(p0, p1, q1)) || (d3 == 0 && on(q0, q1, p0)) ||
+           (d4 == 0 && on(q0, q1, p1));
+}
+
 double signed_area2(const Ring2& p) {
     double s = 0;
-    for (std::size_t i = 0, j = p.size() - 1; i < p.size(); j = i++) s += cross(p[j], p[i]);
+    for (std::size_t i = 0, j = p.size() - 1; i < p.size(); j = i++) s += cross2(p[j], p[i]);
     return s;
 }
 
@@ -136,7 +131,7 @@ PolygonMoments polygon_moments(const std::vector<Ring2>& boundaries) {
     for (const Ring2& ring : boundaries)
         for (std::size_t i = 0, j = ring.size() - 1; i < ring.size(); j = i++) {
             const Vec2 p = ring[j] - o, q = ring[i] - o;
-            const double c = cross(p, q);
+            const double c = cross2(p, q);
             a2 += c;
             cx += (p.x() + q.x()) * c;
             cy += (p.y() + q.y()) * c;
@@ -173,11 +168,11 @@ Ring2 convex_hull_2d(Ring2 pts) {
     Ring2 h(2 * pts.size());
     std::size_t k = 0;
     for (std::size_t i = 0; i < pts.size(); ++i) {
-        while (k >= 2 && cross(h[k - 1] - h[k - 2], pts[i] - h[k - 2]) <= 0) --k;
+        while (k >= 2 && cross2(h[k - 1] - h[k - 2], pts[i] - h[k - 2]) <= 0) --k;
         h[k++] = pts[i];
     }
     for (std::size_t i = pts.size() - 1, t = k + 1; i-- > 0;) {
-        while (k >= t && cross(h[k - 1] - h[k - 2], pts[i] - h[k - 2]) <= 0) --k;
+        while (k >= t && cross2(h[k - 1] - h[k - 2], pts[i] - h[k - 2]) <= 0) --k;
         h[k++] = pts[i];
     }
     h.resize(k - 1);
@@ -201,7 +196,7 @@ SatPolygon make_sat_polygon(const std::vector<Ring2>& boundaries) {
                 e.min = std::min(e.min, e.normal.dot(v));
                 e.max = std::max(e.max, e.normal.dot(v));
             }
-            if (cross(d, ring[(i + 2) % ring.size()] - e.end) < 0) s.convex = false;
+            if (cross2(d, ring[(i + 2) % ring.size()] - e.end) < 0) s.convex = false;
             s.edges.push_back(e);
         }
     return s;

@@ -19,6 +19,14 @@ using Ring2 = std::vector<Vec2>;
 // Twice the signed area (counter-clockwise positive).
 double signed_area2(const Ring2& p);
 
+// z of the cross product of two plane vectors.
+inline double cross2(const Vec2& a, const Vec2& b) {
+    return a.x() * b.y() - a.y() * b.x();
+}
+
+// Segments p0p1 and q0q1 share at least one point (touching counts).
+bool segments_meet(const Vec2& p0, const Vec2& p1, const Vec2& q0, const Vec2& q1);
+
 // Checks boundaries[0] (outer, counter-clockwise) and boundaries[1..] (holes, clockwise): at least 3 finite
 // points each, no repeated consecutive point, no edge crossing or touching another edge (within the
 // boundary or across boundaries), orientation, non-zero area, every hole inside the outer boundary and
