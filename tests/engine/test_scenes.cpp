@@ -137,11 +137,13 @@ TEST(Scenes, PlanarPileStaysInItsPlane) {
     const auto dir = test_dir();
     const json r = run_scene_file("planar_pile.json", dir);
     double worst = 0;
-    for (const std::string& line : read_lines(dir / "t.jsonl"))
-        for (const json& b : json::parse(line)["bodies"]) {
+    for (const std::string& line : read_lines(dir / "t.jsonl")) {
+        const json sample = json::parse(line);  // a range-for over a temporary's member would dangle
+        for (const json& b : sample["bodies"]) {
             const Quat q = quat(b["orientation"]);
             worst = std::max({worst, std::abs(vec(b["position"]).z()), std::abs(q.x()), std::abs(q.y())});
         }
+    }
     EXPECT_LT(worst, 1e-12) << "largest |z|, |q.x|, |q.y| over the samples";
     int dynamic = 0;
     for (const json& b : r["bodies"]) {
