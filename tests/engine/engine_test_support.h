@@ -2,6 +2,7 @@
 // executable as a subprocess, and reading a scene from text with its error line.
 #pragma once
 
+#include <simpulse/app/run.h>
 #include <simpulse/app/scene.h>
 
 #include <gtest/gtest.h>
@@ -114,6 +115,22 @@ inline constexpr const char* kSeparateStacks = R"({"dt": 0.01, "duration": 1.0,
 
 inline std::string repo_path(const std::string& relative) {
     return std::string(SIMPULSE_SOURCE_DIR) + "/" + relative;
+}
+
+// Steps a built scene's world for the scene's duration, calling `after_step` after every step; a step that
+// fails (a non-finite state) fails the test with its message and ends the run. The scene tests' loop.
+template <class AfterStep>
+void step_scene_world(const std::string& file, const SceneDesc& scene, SceneWorld& built,
+                      AfterStep&& after_step) {
+    const std::uint64_t steps = step_count(scene.duration, scene.dt);
+    for (std::uint64_t i = 0; i < steps; ++i) {
+        const Status s = built.world.step(scene.dt);
+        if (!s) {
+            ADD_FAILURE() << file << ": step " << i + 1 << ": " << s.error().message;
+            return;
+        }
+        after_step();
+    }
 }
 
 }  // namespace simpulse::test

@@ -69,15 +69,7 @@ SceneRun run_scene(const std::string& file, After&& after_step) {
     Result<SceneWorld> built = build_world(scene.value());
     EXPECT_TRUE(built.ok()) << built.error().message;
     SceneRun run{std::move(scene).value(), std::move(built).value()};
-    const std::uint64_t steps = step_count(run.scene.duration, run.scene.dt);
-    for (std::uint64_t i = 0; i < steps; ++i) {
-        const Status s = run.built.world.step(run.scene.dt);
-        if (!s) {
-            ADD_FAILURE() << file << ": step " << i + 1 << ": " << s.error().message;
-            break;
-        }
-        after_step(run);
-    }
+    step_scene_world(file, run.scene, run.built, [&] { after_step(run); });
     return run;
 }
 
