@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simpulse::scene_detail {
@@ -204,7 +205,81 @@ std::string format_error(std::string_view file, const InputError& error) {
     return std::string(file) + ": " + where + ": " + error.message;
 }
 
-Json parse_json_text(std::string_view text) {
+namespace {
+
+// Builds a document into a value the caller owns (nlohmann's own parse builds into a local of its own, which
+// an out-of-memory exception destroys while it unwinds: see release_without_allocating). The text has passed
+// CheckingSax, so nothing but std::bad_alloc can go wrong here.
+class DocumentSax {
+  public:
+    explicit DocumentSax(Json& root) : root_(root) {}
+
+    bool null() { return add(nullptr); }
+    bool boolean(bool value) { return add(value); }
+    bool number_integer(Json::number_integer_t value) { return add(value); }
+    bool number_unsigned(Json::number_unsigned_t value) { return add(value); }
+    bool number_float(Json::number_float_t value, const Json::string_t&) { return add(value); }
+    bool string(Json::string_t& value) { return add(std::move(value)); }
+    bool binary(Json::binary_t& value) { return add(Json::binary(std::move(value))); }
+    bool start_object(std::size_t) { return open(Json::value_t::object); }
+    bool start_array(std::size_t) { return open(Json::value_t::array); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(Json::string_t& key) {
+        key_ = std::move(key);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  private:
+    // Where the next value goes: the root, a new last element of the innermost open array, or the member of
+    // the innermost open object named by the last key. The open containers' addresses stay valid: a
+    // container's parent does not change while the container is open.
+    Json& slot() {
+        if (open_.empty()) return root_;
+        Json& parent = *open_.back();
+        if (parent.is_array()) {
+            parent.push_back(nullptr);
+            return parent.back();
+        }
+        return parent[key_];
+    }
+    template <class Value>
+    bool add(Value&& value) {
+        slot() = Json(std::forward<Value>(value));
+        return true;
+    }
+    bool open(Json::value_t type) {
+        Json& container = slot();
+        container = type;
+        open_.push_back(&container);
+        return true;
+    }
+    bool close() {
+        open_.pop_back();
+        return true;
+    }
+
+    Json& root_;
+    std::vector<Json*> open_;
+    Json::string_t key_;
+};
+
+}  // namespace
+
+void release_without_allocating(Json& value) noexcept {
+    if (value.is_array()) {
+        auto& array = value.get_ref<Json::array_t&>();
+        for (Json& child : array) release_without_allocating(child);
+        array.clear();
+    } else if (value.is_object()) {
+        auto& object = value.get_ref<Json::object_t&>();
+        for (auto& member : object) release_without_allocating(member.second);
+        object.clear();
+    }
+}
+
+void parse_json_text(std::string_view text, Json& document) {
     // nlohmann's lexer takes a NUL byte for the end of the input, so "{...}\0anything" read as the part
     // before it. JSON text has no NUL byte (in strings it must be escaped), so one anywhere is refused.
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
@@ -214,7 +289,9 @@ Json parse_json_text(std::string_view text) {
     const bool ok = Json::sax_parse(text.begin(), text.end(), &checker);
     if (checker.error()) throw *checker.error();
     if (!ok) throw InputError{"line 1, column 0", "invalid JSON", false};
-    return Json::parse(text.begin(), text.end());
+    document = nullptr;
+    DocumentSax builder(document);
+    Json::sax_parse(text.begin(), text.end(), &builder);
 }
 
 std::string child_pointer(const std::string& parent, std::string_view key) {
@@ -235,8 +312,10 @@ std::string child_pointer(const std::string& parent, std::size_t index) {
 }
 
 Json override_value(std::string_view text) {
-    if (Json::accept(text.begin(), text.end())) return parse_json_text(text);
-    return std::string(text);
+    if (!Json::accept(text.begin(), text.end())) return std::string(text);
+    Json value;
+    parse_json_text(text, value);
+    return value;
 }
 
 void apply_override(Json& document, std::string_view argument) {

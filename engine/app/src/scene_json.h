@@ -25,9 +25,16 @@ struct InputError {
 // "FILE: where: message", the root pointer shown as "(root)".
 std::string format_error(std::string_view file, const InputError& error);
 
-// Parses JSON text. Throws InputError at "line L, column C" for invalid JSON (including numbers that overflow
-// a double) and at the pointer of the key for a key that appears twice in one object.
-Json parse_json_text(std::string_view text);
+// Parses JSON text into `document`. Throws InputError at "line L, column C" for invalid JSON (including
+// numbers that overflow a double) and at the pointer of the key for a key that appears twice in one object.
+// Out of memory it throws std::bad_alloc and leaves `document` partly built: the caller, which owns it
+// outside its try block, releases it with release_without_allocating before building the error.
+void parse_json_text(std::string_view text, Json& document);
+
+// Frees a value's children bottom-up. nlohmann's destructor of a non-empty array or object allocates a stack
+// of its children (to avoid recursion); out of memory that throws from a destructor, which terminates the
+// process. After this the value holds only empty containers and scalars, whose destruction allocates nothing.
+void release_without_allocating(Json& value) noexcept;
 
 // Appends one reference token to a pointer, escaping '~' and '/' (RFC 6901).
 std::string child_pointer(const std::string& parent, std::string_view key);

@@ -674,13 +674,15 @@ std::uint64_t step_count(double duration, double dt) {
 
 Result<SceneDesc> parse_scene(std::string_view json_text, std::string_view file_name,
                               std::span<const std::string> overrides) {
+    Json document;  // outside the try block: see parse_json_text
     try {
-        Json document = scene_detail::parse_json_text(json_text);
+        scene_detail::parse_json_text(json_text, document);
         for (const std::string& o : overrides) scene_detail::apply_override(document, o);
         return SceneParser(file_name).parse(document);
     } catch (const InputError& e) {
         return Error{scene_detail::format_error(file_name, e)};
     } catch (const std::bad_alloc&) {
+        scene_detail::release_without_allocating(document);
         return Error{ErrorCode::out_of_memory,
                      std::string(file_name) + ": out of memory while reading the scene"};
     } catch (const std::exception& e) {
