@@ -12,6 +12,9 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 
+#include <memory>
+#include <utility>
+
 namespace simpulse::detail {
 
 struct BlcpResult {
@@ -21,16 +24,34 @@ struct BlcpResult {
     bool converged = false;
 };
 
+// Dense factors of free systems up to kInlineFactorRows rows keep their storage inline, so factorising
+// allocates nothing (Eigen's dynamic-size LDLT and LU allocate their pivot order whenever the size changes,
+// which in an active-set method is every iteration). The default dense_max_rows is within it.
+inline constexpr Eigen::Index kInlineFactorRows = 96;
+using InlineMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, kInlineFactorRows,
+                                   kInlineFactorRows>;
+struct InlineFactors {
+    Eigen::LDLT<InlineMatrix> ldlt;
+    Eigen::PartialPivLU<InlineMatrix> lu;
+    Eigen::CompleteOrthogonalDecomposition<InlineMatrix> least_squares;
+};
+
 // Scratch buffers of the solvers, owned by the Solver and reused every step.
 struct BlcpWorkspace {
+    // The active-set methods use `dense`, `reduced`, `regularized`, `q`, `w` and the free_* and qp_* vectors
+    // through their leading blocks (leading_block, leading below), which only grow: the free system changes
+    // size in every active-set iteration, and an Eigen matrix reallocates whenever its size changes. The
+    // factors are computed in place in `regularized`.
     Eigen::MatrixXd dense;    // A of the island
     Eigen::MatrixXd reduced;  // K of the free rows
     Eigen::MatrixXd regularized;
-    Eigen::LDLT<Eigen::MatrixXd> ldlt;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> least_squares;  // fallback QP, inconsistent K
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
-    Eigen::VectorXd q, w, rhs, x, residual_vector, least_squares_x;
-    std::vector<std::int8_t> status;  // -1 at lower bound, 0 free, +1 at upper bound
+    Eigen::VectorXd q, w;  // base and final row velocities of the island (leading blocks)
+    Eigen::VectorXd rhs, x, residual_vector, least_squares_x;
+    Eigen::VectorXd lambda, free_rhs, free_x, free_residual, free_correction;
+    Eigen::VectorXd qp_lambda, qp_lo, qp_hi, qp_gradient, qp_step;
+    std::unique_ptr<InlineFactors> factors;  // made on first use (229 kB)
+    std::vector<std::int8_t> status;         // -1 at lower bound, 0 free, +1 at upper bound
     std::vector<std::int8_t> new_status;
     std::vector<std::int32_t> column;  // free row -> column of K
     std::vector<std::int32_t> free_rows;
@@ -50,6 +71,40 @@ struct BlcpWorkspace {
     std::vector<std::uint8_t> is_moving;  // iterative solver (NNCG): row has moved since the last restart
     std::vector<std::uint32_t> moving;    // iterative solver (NNCG): those rows
 };
+
+// The leading n x n block (n-vector) of a buffer that grows to the largest n it has been asked for; its
+// contents are undefined until written.
+inline Eigen::Block<Eigen::MatrixXd> leading_block(Eigen::MatrixXd& storage, Eigen::Index n) {
+    if (storage.rows() < n || storage.cols() < n) storage.resize(n, n);
+    return storage.topLeftCorner(n, n);
+}
+inline Eigen::VectorBlock<Eigen::VectorXd> leading(Eigen::VectorXd& storage, Eigen::Index n) {
+    if (storage.size() < n) storage.resize(n);
+    return storage.head(n);
+}
+
+// Factorises the square `matrix` (LDLT when symmetric, else LU with partial pivoting) and calls
+// solve(factor). Up to kInlineFactorRows rows in ws.factors; above, in place in `matrix` (then it is
+// overwritten).
+template <class Solve>
+void with_dense_factor(BlcpWorkspace& ws, Eigen::Ref<Eigen::MatrixXd> matrix, bool symmetric, Solve&& solve) {
+    if (matrix.rows() <= kInlineFactorRows) {
+        if (!ws.factors) ws.factors = std::make_unique<InlineFactors>();
+        if (symmetric) {
+            ws.factors->ldlt.compute(matrix);
+            solve(std::as_const(ws.factors->ldlt));
+        } else {
+            ws.factors->lu.compute(matrix);
+            solve(std::as_const(ws.factors->lu));
+        }
+    } else if (symmetric) {
+        const Eigen::LDLT<Eigen::Ref<Eigen::MatrixXd>> factor(matrix);
+        solve(factor);
+    } else {
+        const Eigen::PartialPivLU<Eigen::Ref<Eigen::MatrixXd>> factor(matrix);
+        solve(factor);
+    }
+}
 
 // Contiguous copies of the velocities of the bodies a set of rows touches
 // (ws.linear_velocity/angular_velocity), the row velocity and impulse application on those copies, and the
@@ -82,10 +137,12 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
                              int max_iterations, int dense_max_rows, bool give_up = false);
 
 // Convex-QP active-set fallback (friction bounds fixed, updated in an outer loop) on the dense A and base
-// velocities q of the island, as assembled by solve_blcp_direct (it passes ws.dense and ws.q: the method
-// leaves both alone and uses the rest of ws as scratch). Velocities must not contain the island's impulses.
+// velocities q of the island, as assembled by solve_blcp_direct (it passes the leading block of ws.dense and
+// ws.q: the method leaves both alone and uses the rest of ws as scratch). Velocities must not contain the
+// island's impulses.
 BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
-                                    const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer);
+                                    Eigen::Ref<const Eigen::MatrixXd> a, Eigen::Ref<const Eigen::VectorXd> q,
+                                    int max_outer);
 
 // Projected Gauss-Seidel sweeps over the rows with nonsmooth conjugate-gradient (NNCG) momentum, matrix-free:
 // A is applied through the body velocities (A lambda = J M^-1 J^T lambda), the same system without forming

@@ -19,18 +19,20 @@ namespace {
 // ws.status (-1 at the lower bound, +1 at the upper, 0 free).
 class ConvexQp {
   public:
-    ConvexQp(std::span<Row> rows, BlcpWorkspace& ws, const Eigen::MatrixXd& a, const Eigen::VectorXd& q)
-        : rows_(rows),
+    // The vectors are leading blocks of the workspace's qp_* buffers.
+    ConvexQp(std::span<Row> rows, BlcpWorkspace& ws, Eigen::Ref<const Eigen::MatrixXd> a,
+             Eigen::Ref<const Eigen::VectorXd> q)
+        : lambda(leading(ws.qp_lambda, static_cast<Eigen::Index>(rows.size()))),
+          rows_(rows),
           ws_(ws),
           a_(a),
           q_(q),
           n_(static_cast<Eigen::Index>(rows.size())),
-          lo_(n_),
-          hi_(n_),
-          gradient_(n_),
-          step_(n_),
+          lo_(leading(ws.qp_lo, n_)),
+          hi_(leading(ws.qp_hi, n_)),
+          gradient_(leading(ws.qp_gradient, n_)),
+          step_(leading(ws.qp_step, n_)),
           working_(ws.status) {
-        lambda.resize(n_);
         for (Eigen::Index i = 0; i < n_; ++i)
             scale = std::max({scale, std::abs(q[i]), std::abs(rows[static_cast<std::size_t>(i)].target)});
         tolerance_ = 1e-12 * scale;
@@ -43,8 +45,8 @@ class ConvexQp {
     // Solves the QP for the current bounds from `lambda`; counts iterations and pivots into `result`.
     void solve(BlcpResult& result);
 
+    Eigen::Ref<Eigen::VectorXd> lambda;
     double scale = 1e-9;  // of the velocities and targets, m/s
-    Eigen::VectorXd lambda;
 
   private:
     void start_working_set();
@@ -57,11 +59,11 @@ class ConvexQp {
 
     std::span<Row> rows_;
     BlcpWorkspace& ws_;
-    const Eigen::MatrixXd& a_;
-    const Eigen::VectorXd& q_;
+    Eigen::Ref<const Eigen::MatrixXd> a_;
+    Eigen::Ref<const Eigen::VectorXd> q_;
     Eigen::Index n_;
 
-    Eigen::VectorXd lo_, hi_, gradient_, step_;
+    Eigen::Ref<Eigen::VectorXd> lo_, hi_, gradient_, step_;
     std::vector<std::int8_t>& working_;
     double tolerance_ = 0, eps_ = 0;
 };
@@ -91,24 +93,31 @@ void ConvexQp::start_working_set() {
     }
 }
 
+// K and the regularised K live in leading blocks of the workspace, the factor in its inline factors.
 void ConvexQp::newton_step() {
     const auto m = static_cast<Eigen::Index>(ws_.free_rows.size());
-    ws_.reduced.resize(m, m);
-    ws_.rhs.resize(m);
+    auto k = leading_block(ws_.reduced, m);
+    auto rhs = leading(ws_.free_rhs, m);
+    auto x = leading(ws_.free_x, m);
+    auto residual = leading(ws_.free_residual, m);
+    auto correction = leading(ws_.free_correction, m);
     for (Eigen::Index r = 0; r < m; ++r) {
-        ws_.rhs[r] = -gradient_[ws_.free_rows[static_cast<std::size_t>(r)]];
+        rhs[r] = -gradient_[ws_.free_rows[static_cast<std::size_t>(r)]];
         for (Eigen::Index c = 0; c < m; ++c)
-            ws_.reduced(r, c) =
+            k(r, c) =
                 a_(ws_.free_rows[static_cast<std::size_t>(r)], ws_.free_rows[static_cast<std::size_t>(c)]);
     }
-    ws_.regularized = ws_.reduced;
-    ws_.regularized.diagonal().array() += eps_;
-    ws_.ldlt.compute(ws_.regularized);
-    ws_.x = ws_.ldlt.solve(ws_.rhs);
-    for (int refinement = 0; refinement < 3; ++refinement) {
-        ws_.residual_vector.noalias() = ws_.rhs - ws_.reduced * ws_.x;
-        ws_.x += ws_.ldlt.solve(ws_.residual_vector);
-    }
+    Eigen::Ref<Eigen::MatrixXd> regularized = leading_block(ws_.regularized, m);
+    regularized = k;
+    regularized.diagonal().array() += eps_;
+    with_dense_factor(ws_, regularized, true, [&](const auto& factor) {
+        x = factor.solve(rhs);
+        for (int refinement = 0; refinement < 3; ++refinement) {
+            residual.noalias() = rhs - k * x;
+            correction = factor.solve(residual);
+            x += correction;
+        }
+    });
     // Refinement reaches the minimum-norm solution when the free rows can meet their targets. When they
     // cannot, each refinement adds the unreachable part divided by the regularisation. A bounded row stops
     // such a step at its bound (the redundant points of a box on the ground: the null-space step lowers some
@@ -122,23 +131,30 @@ void ConvexQp::newton_step() {
     const auto unbounded = [&](std::int32_t i) { return std::isinf(lo_[i]) && std::isinf(hi_[i]); };
     bool unreachable = false;
     if (std::any_of(ws_.free_rows.begin(), ws_.free_rows.end(), unbounded)) {
-        ws_.residual_vector.noalias() = ws_.rhs - ws_.reduced * ws_.x;
-        unreachable = !(ws_.residual_vector.norm() <= 1e-6 * ws_.rhs.norm());
+        residual.noalias() = rhs - k * x;
+        unreachable = !(residual.norm() <= 1e-6 * rhs.norm());
     }
     if (unreachable) {
         // Pivots below 1e-7 of the largest count as redundant, as for the joint targets (joint_targets.cpp):
         // two ball joints a distance L apart with a joint error e are redundant up to a pivot ratio of about
         // (e / L)^2, which the default threshold (machine epsilon) would take as full rank (a 10 um error on
         // a 1.7 m hinge: steps of 3.6e10).
-        ws_.least_squares.setThreshold(1e-7);
-        ws_.least_squares.compute(ws_.reduced);
-        ws_.least_squares_x = ws_.least_squares.solve(ws_.rhs);
+        auto least_squares_x = leading(ws_.least_squares_x, m);
+        const auto solve = [&](auto& least_squares) {
+            least_squares.setThreshold(1e-7);
+            least_squares.compute(k);
+            least_squares_x = least_squares.solve(rhs);
+        };
+        if (m <= kInlineFactorRows)
+            solve(ws_.factors->least_squares);  // made by with_dense_factor above
+        else
+            solve(ws_.least_squares);
         for (Eigen::Index r = 0; r < m; ++r) {
             const std::int32_t i = ws_.free_rows[static_cast<std::size_t>(r)];
-            if (unbounded(i)) ws_.x[r] = ws_.least_squares_x[r];
+            if (unbounded(i)) x[r] = least_squares_x[r];
         }
     }
-    for (Eigen::Index r = 0; r < m; ++r) step_[ws_.free_rows[static_cast<std::size_t>(r)]] = ws_.x[r];
+    for (Eigen::Index r = 0; r < m; ++r) step_[ws_.free_rows[static_cast<std::size_t>(r)]] = x[r];
 }
 
 bool ConvexQp::release_bound(BlcpResult& result) {
@@ -195,8 +211,9 @@ void ConvexQp::solve(BlcpResult& result) {
         double alpha = 1.0;
         if (ray) {
             const double slope = gradient_.dot(step_);
-            ws_.w.noalias() = a_ * step_;  // scratch here: ws.w is only the result's velocity at the end
-            const double curvature = step_.dot(ws_.w);
+            auto a_step = ws_.w.head(n_);  // scratch here: ws.w is only the result's velocity at the end
+            a_step.noalias() = a_ * step_;
+            const double curvature = step_.dot(a_step);
             if (!(slope < 0)) {  // no descent along it: lambda is a minimiser on the working set
                 at_minimiser = true;
                 continue;
@@ -230,7 +247,8 @@ void ConvexQp::solve(BlcpResult& result) {
 }  // namespace
 
 BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
-                                    const Eigen::MatrixXd& a, const Eigen::VectorXd& q, int max_outer) {
+                                    Eigen::Ref<const Eigen::MatrixXd> a, Eigen::Ref<const Eigen::VectorXd> q,
+                                    int max_outer) {
     BlcpResult result;
     ConvexQp qp(rows, ws, a, q);
     for (int outer = 0; outer < max_outer; ++outer) {
@@ -239,8 +257,9 @@ BlcpResult solve_blcp_active_set_qp(std::span<Row> rows, std::span<SolverBody> b
     }
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i].lambda = qp.lambda[static_cast<Eigen::Index>(i)];
     for (const Row& r : rows) apply_row_impulse(r, r.lambda, bodies);
-    ws.w.noalias() = a * qp.lambda;
-    ws.w += q;
+    auto w = leading(ws.w, static_cast<Eigen::Index>(rows.size()));
+    w.noalias() = a * qp.lambda;
+    w += q;
     result.residual = blcp_residual(rows, ws.w);
     result.converged = result.residual <= 1e-9 * qp.scale;
     return result;

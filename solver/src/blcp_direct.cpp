@@ -59,14 +59,16 @@ void assemble_by_body(std::span<const Row> rows, BlcpWorkspace& ws, std::size_t 
 // Solves K x = rhs for a possibly singular but consistent K: factorise K + eps I, then refine against K until
 // the residual is at round-off (at most three refinements; none for well-conditioned systems).
 template <class Factor, class Matrix>
-void regularized_solve(const Factor& factor, const Matrix& k, const Eigen::VectorXd& rhs, Eigen::VectorXd& x,
-                       Eigen::VectorXd& residual) {
+void regularized_solve(const Factor& factor, const Matrix& k, Eigen::Ref<const Eigen::VectorXd> rhs,
+                       Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> residual,
+                       Eigen::Ref<Eigen::VectorXd> correction) {
     x = factor.solve(rhs);
     const double floor = 1e-14 * std::max(rhs.cwiseAbs().maxCoeff(), 1e-300);
     for (int refinement = 0; refinement < 3; ++refinement) {
         residual.noalias() = rhs - k * x;
         if (residual.cwiseAbs().maxCoeff() <= floor) break;
-        x += factor.solve(residual);
+        correction = factor.solve(residual);
+        x += correction;
     }
 }
 
@@ -87,9 +89,9 @@ bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWo
     if (!any) return false;
     copy_velocities_in(rows, bodies, ws);
     for (const Row& r : rows) apply_to_copies(r, r.lambda, ws);
-    ws.w.resize(static_cast<Eigen::Index>(rows.size()));
+    auto w = leading(ws.w, static_cast<Eigen::Index>(rows.size()));
     for (std::size_t i = 0; i < rows.size(); ++i)
-        ws.w[static_cast<Eigen::Index>(i)] = copied_row_velocity(rows[i], ws);
+        w[static_cast<Eigen::Index>(i)] = copied_row_velocity(rows[i], ws);
     if (blcp_residual(rows, ws.w) > tolerance) return false;
     copy_velocities_out(bodies, ws);
     return true;
@@ -125,7 +127,12 @@ namespace {
 class ActiveSet {
   public:
     ActiveSet(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws, bool dense)
-        : rows_(rows), bodies_(bodies), ws_(ws), dense_(dense), n_(static_cast<Eigen::Index>(rows.size())) {}
+        : rows_(rows),
+          bodies_(bodies),
+          ws_(ws),
+          dense_(dense),
+          n_(static_cast<Eigen::Index>(rows.size())),
+          a_(leading_block(ws.dense, dense ? n_ : 0)) {}
 
     void assemble();
     void initial_status();
@@ -134,7 +141,7 @@ class ActiveSet {
     bool list_free_rows();
     void solve_free_rows(bool symmetric);
     // The impulses of all rows from the unknowns (rows' lambda and `lambda`), and w = A lambda + q.
-    void impulses(Eigen::VectorXd& lambda);
+    void impulses(Eigen::Ref<Eigen::VectorXd> lambda);
     struct Changes {
         int count = 0;
         std::size_t worst_row = 0;  // the row with the largest violation among the changes
@@ -142,7 +149,9 @@ class ActiveSet {
     // ws.new_status: the active set corrected where a bound or a sign condition is violated.
     Changes correct(double velocity_tolerance);
     // Projects the impulses onto their bounds (round-off), applies them to the bodies and sets ws.w.
-    void finish(Eigen::VectorXd& lambda);
+    void finish(Eigen::Ref<Eigen::VectorXd> lambda);
+    // The island's A when dense (a leading block of ws.dense).
+    Eigen::Ref<const Eigen::MatrixXd> dense_a() const { return a_; }
 
   private:
     bool active_normal(std::size_t friction, std::int32_t k) const {
@@ -167,9 +176,9 @@ class ActiveSet {
                         ws_.status[j] * rows_[j].mu);
         }
     }
-    void multiply_a(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+    void multiply_a(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> y) const {
         if (dense_)
-            y.noalias() = ws_.dense * x;
+            y.noalias() = a_ * x;
         else
             y = ws_.sparse_a * x;
     }
@@ -181,16 +190,17 @@ class ActiveSet {
     BlcpWorkspace& ws_;
     bool dense_;
     Eigen::Index n_;
+    Eigen::Ref<Eigen::MatrixXd> a_;
     double max_diagonal_ = 0;
 };
 
 void ActiveSet::assemble() {
     for (const Row& r : rows_) max_diagonal_ = std::max(max_diagonal_, r.diagonal);
     if (dense_) {
-        ws_.dense.setZero(n_, n_);
+        a_.setZero();
         assemble_by_body(rows_, ws_, bodies_.size(), [&](std::uint32_t i, std::uint32_t j, double v) {
-            ws_.dense(i, j) += v;
-            if (i != j) ws_.dense(j, i) += v;
+            a_(i, j) += v;
+            if (i != j) a_(j, i) += v;
         });
     } else {
         ws_.triplets.clear();
@@ -239,10 +249,10 @@ bool ActiveSet::list_free_rows() {
 // K x = rhs over the free rows, K the columns of A each unknown feeds, rhs = target - q.
 void ActiveSet::solve_free_rows(bool symmetric) {
     const auto m = static_cast<Eigen::Index>(ws_.free_rows.size());
-    ws_.rhs.resize(m);
+    auto rhs = leading(ws_.free_rhs, m);
     for (Eigen::Index c = 0; c < m; ++c) {
         const auto i = ws_.free_rows[static_cast<std::size_t>(c)];
-        ws_.rhs[c] = rows_[static_cast<std::size_t>(i)].target - ws_.q[i];
+        rhs[c] = rows_[static_cast<std::size_t>(i)].target - ws_.q[i];
     }
     // A motor at its bound carries a known impulse: its part of A lambda moves to the right-hand side.
     for (std::size_t j = 0; j < rows_.size(); ++j) {
@@ -251,11 +261,11 @@ void ActiveSet::solve_free_rows(bool symmetric) {
         const auto col = static_cast<Eigen::Index>(j);
         if (dense_) {
             for (Eigen::Index c = 0; c < m; ++c)
-                ws_.rhs[c] -= ws_.dense(ws_.free_rows[static_cast<std::size_t>(c)], col) * lambda;
+                rhs[c] -= a_(ws_.free_rows[static_cast<std::size_t>(c)], col) * lambda;
         } else {
             for (Eigen::SparseMatrix<double>::InnerIterator it(ws_.sparse_a, col); it; ++it)
                 if (const std::int32_t row = ws_.column[static_cast<std::size_t>(it.row())]; row >= 0)
-                    ws_.rhs[row] -= it.value() * lambda;
+                    rhs[row] -= it.value() * lambda;
         }
     }
     const double eps = regularization(max_diagonal_);
@@ -266,23 +276,27 @@ void ActiveSet::solve_free_rows(bool symmetric) {
         solve_sparse(m, symmetric, eps);
 }
 
+// K and the regularised K live in leading blocks of the workspace, the factor in its inline factors: an
+// iteration allocates nothing.
 void ActiveSet::solve_dense(Eigen::Index m, bool symmetric, double eps) {
-    ws_.reduced.setZero(m, m);
+    auto k = leading_block(ws_.reduced, m);
+    k.setZero();
     for (std::size_t j = 0; j < rows_.size(); ++j)
         for_each_feed(j, [&](std::int32_t col, double factor) {
             for (Eigen::Index c = 0; c < m; ++c)
-                ws_.reduced(c, col) += factor * ws_.dense(ws_.free_rows[static_cast<std::size_t>(c)],
-                                                          static_cast<Eigen::Index>(j));
+                k(c, col) +=
+                    factor * a_(ws_.free_rows[static_cast<std::size_t>(c)], static_cast<Eigen::Index>(j));
         });
-    ws_.regularized = ws_.reduced;
-    ws_.regularized.diagonal().array() += eps;
-    if (symmetric) {
-        ws_.ldlt.compute(ws_.regularized);
-        regularized_solve(ws_.ldlt, ws_.reduced, ws_.rhs, ws_.x, ws_.residual_vector);
-    } else {
-        ws_.lu.compute(ws_.regularized);
-        regularized_solve(ws_.lu, ws_.reduced, ws_.rhs, ws_.x, ws_.residual_vector);
-    }
+    Eigen::Ref<Eigen::MatrixXd> regularized = leading_block(ws_.regularized, m);
+    regularized = k;
+    regularized.diagonal().array() += eps;
+    auto rhs = leading(ws_.free_rhs, m);
+    auto x = leading(ws_.free_x, m);
+    auto residual = leading(ws_.free_residual, m);
+    auto correction = leading(ws_.free_correction, m);
+    with_dense_factor(ws_, regularized, symmetric, [&](const auto& factor) {
+        regularized_solve(factor, k, rhs, x, residual, correction);
+    });
 }
 
 void ActiveSet::solve_sparse(Eigen::Index m, bool symmetric, double eps) {
@@ -299,28 +313,32 @@ void ActiveSet::solve_sparse(Eigen::Index m, bool symmetric, double eps) {
     ws_.sparse_k.setFromTriplets(ws_.triplets.begin(), ws_.triplets.end());
     Eigen::SparseMatrix<double> regularized = ws_.sparse_k;
     for (Eigen::Index c = 0; c < m; ++c) regularized.coeffRef(c, c) += eps;
+    auto rhs = leading(ws_.free_rhs, m);
+    auto x = leading(ws_.free_x, m);
+    auto residual = leading(ws_.free_residual, m);
+    auto correction = leading(ws_.free_correction, m);
     if (symmetric) {
         const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(regularized);
-        regularized_solve(factor, ws_.sparse_k, ws_.rhs, ws_.x, ws_.residual_vector);
+        regularized_solve(factor, ws_.sparse_k, rhs, x, residual, correction);
     } else {
         Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> factor;
         factor.compute(regularized);
-        regularized_solve(factor, ws_.sparse_k, ws_.rhs, ws_.x, ws_.residual_vector);
+        regularized_solve(factor, ws_.sparse_k, rhs, x, residual, correction);
     }
 }
 
-void ActiveSet::impulses(Eigen::VectorXd& lambda) {
+void ActiveSet::impulses(Eigen::Ref<Eigen::VectorXd> lambda) {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         double value = 0;
-        for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws_.x[col]; });
+        for_each_feed(i, [&](std::int32_t col, double factor) { value += factor * ws_.free_x[col]; });
         lambda[static_cast<Eigen::Index>(i)] = value;
     }
     for (std::size_t i = 0; i < rows_.size(); ++i)
         if (rows_[i].kind == RowKind::motor && ws_.status[i] != 0)
             lambda[static_cast<Eigen::Index>(i)] = ws_.status[i] * rows_[i].mu;
     for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].lambda = lambda[static_cast<Eigen::Index>(i)];
-    multiply_a(lambda, ws_.w);
-    ws_.w += ws_.q;
+    multiply_a(lambda, ws_.w.head(n_));
+    ws_.w.head(n_) += ws_.q.head(n_);
 }
 
 // Tolerances are relative to the island's impulses, so round-off in a redundant (singular) system does not
@@ -371,7 +389,7 @@ ActiveSet::Changes ActiveSet::correct(double velocity_tolerance) {
 }
 
 // Normals first, since friction bounds follow them.
-void ActiveSet::finish(Eigen::VectorXd& lambda) {
+void ActiveSet::finish(Eigen::Ref<Eigen::VectorXd> lambda) {
     for (Row& r : rows_)
         if (r.kind != RowKind::friction) {
             const auto [lo, hi] = row_bounds(r, rows_);
@@ -386,8 +404,8 @@ void ActiveSet::finish(Eigen::VectorXd& lambda) {
         lambda[static_cast<Eigen::Index>(i)] = r.lambda;
         apply_row_impulse(r, r.lambda, bodies_);
     }
-    multiply_a(lambda, ws_.w);
-    ws_.w += ws_.q;
+    multiply_a(lambda, ws_.w.head(n_));
+    ws_.w.head(n_) += ws_.q.head(n_);
 }
 
 }  // namespace
@@ -397,11 +415,12 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     const auto n = static_cast<Eigen::Index>(rows.size());
     const bool dense = n <= dense_max_rows;
     BlcpResult result;
-    ws.q.resize(n);
+    auto q = leading(ws.q, n);
+    leading(ws.w, n);  // the active set writes its row velocities there
     double scale = 1e-9;
     for (Eigen::Index i = 0; i < n; ++i) {
-        ws.q[i] = row_velocity(rows[static_cast<std::size_t>(i)], bodies);
-        scale = std::max({scale, std::abs(ws.q[i]), std::abs(rows[static_cast<std::size_t>(i)].target)});
+        q[i] = row_velocity(rows[static_cast<std::size_t>(i)], bodies);
+        scale = std::max({scale, std::abs(q[i]), std::abs(rows[static_cast<std::size_t>(i)].target)});
     }
     const double velocity_tolerance = 1e-10 * scale;
 
@@ -410,14 +429,14 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
     // 1e-9 m/s.
     if (warm_start_solves(rows, bodies, ws, std::max(velocity_tolerance, 1e-9))) {
         result.converged = true;
-        result.residual = ws.w.size() > 0 ? blcp_residual(rows, ws.w) : 0.0;
+        result.residual = rows.empty() ? 0.0 : blcp_residual(rows, ws.w);
         return result;
     }
 
     ActiveSet active_set(rows, bodies, ws, dense);
     active_set.assemble();
     active_set.initial_status();
-    Eigen::VectorXd lambda(n);
+    auto lambda = leading(ws.lambda, n);
     int fewest_changes = std::numeric_limits<int>::max();
     int stalled = 0;
     bool single_pivot = false;
@@ -455,7 +474,7 @@ BlcpResult solve_blcp_direct(std::span<Row> rows, std::span<SolverBody> bodies, 
         // The primal-dual iteration cycled: fall back to the monotone convex-QP active-set method.
         for (Row& r : rows)
             if (unilateral(r.kind)) r.lambda = std::max(0.0, r.lambda);
-        BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, ws.dense, ws.q, 20);
+        BlcpResult qp = solve_blcp_active_set_qp(rows, bodies, ws, active_set.dense_a(), q, 20);
         qp.iterations += result.iterations;
         qp.pivots += result.pivots;
         return qp;

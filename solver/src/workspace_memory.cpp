@@ -2,8 +2,8 @@
 // and sparse factors, reported in SolverStats::workspace_bytes. Buffers are reused and never shrink, so this
 // is the peak of all steps so far; it grows with the rows of the largest island and the fill of its
 // factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows. The dense
-// decompositions' own copies of those matrices (Eigen gives no size of an unused one) are not counted: each
-// is at most the size of the matrix it factorises, dense_max_rows^2 doubles.
+// factors count at their fixed inline size (blcp.h); above it they factorise in place, and the convex-QP
+// fallback's least-squares decomposition there (Eigen gives no size of it) is not counted.
 #include "solver_impl.h"
 
 #include <Eigen/Dense>
@@ -34,6 +34,9 @@ std::size_t bytes(const Eigen::SparseMatrix<double>& m) {
 std::size_t blcp_bytes(const detail::BlcpWorkspace& ws) {
     return bytes(ws.dense) + bytes(ws.reduced) + bytes(ws.regularized) + bytes(ws.q) + bytes(ws.w) +
            bytes(ws.rhs) + bytes(ws.x) + bytes(ws.residual_vector) + bytes(ws.least_squares_x) +
+           bytes(ws.lambda) + bytes(ws.free_rhs) + bytes(ws.free_x) + bytes(ws.free_residual) +
+           bytes(ws.free_correction) + bytes(ws.qp_lambda) + bytes(ws.qp_lo) + bytes(ws.qp_hi) +
+           bytes(ws.qp_gradient) + bytes(ws.qp_step) + (ws.factors ? sizeof(detail::InlineFactors) : 0) +
            bytes(ws.status) + bytes(ws.new_status) + bytes(ws.column) + bytes(ws.free_rows) +
            bytes(ws.triplets) + bytes(ws.sparse_a) + bytes(ws.sparse_k) + bytes(ws.rows_of_body) +
            bytes(ws.touched_bodies) + bytes(ws.linear_velocity) + bytes(ws.angular_velocity) +
