@@ -2,7 +2,7 @@
 // two B-spline segments of radii r_a and r_b. Both are cut into chords within a deviation bound of the curve
 // (cable_refine.h), every chord pair is measured by the segment-segment closest points (Ericson 2005, sect.
 // 5.1.9), and the chord pairs that the bounds cannot rule out and that are local minima of the grid or may
-// hold the global minimum are refined by alternating golden-section searches along u_a and u_b.
+// hold the global minimum are refined by alternating searches along u_a and u_b (Brent's method).
 #include <simpulse/collision/cable_contacts.h>
 #include <simpulse/collision/convex_pairs.h>
 
@@ -14,8 +14,8 @@
 namespace simpulse {
 namespace {
 
+using cable_detail::brent_minimum;
 using cable_detail::Chords;
-using cable_detail::golden_minimum;
 using cable_detail::kMaxChords;
 using cable_detail::make_chords;
 
@@ -45,7 +45,7 @@ ChordGrid make_grid(const CableSegment& s, double tolerance) {
 }
 
 // Refines (u, v) from a chord pair: alternately the closest u to b(v) and the closest v to a(u), each by
-// golden section over the chord and its neighbours, until neither moves by more than the tolerance.
+// Brent's method over the chord and its neighbours, until neither moves by more than the tolerance.
 void refine_pair(const CableSegment& a, const CableSegment& b, const Chords& ca, const Chords& cb, int i,
                  int j, double tolerance, double& u, double& v) {
     const double u_lo = ca.at(std::max(i - 1, 0)), u_hi = ca.at(std::min(i + 2, ca.count));
@@ -53,11 +53,11 @@ void refine_pair(const CableSegment& a, const CableSegment& b, const Chords& ca,
     for (int round = 0; round < 50; ++round) {
         const Vec3 on_b = cable_point(b, v);
         double next_u = u, next_v = v;
-        golden_minimum(
+        brent_minimum(
             u_lo, u_hi, u, tolerance,
             [&](double x) { return CentreDistance{(cable_point(a, x) - on_b).norm()}; }, next_u);
         const Vec3 on_a = cable_point(a, next_u);
-        golden_minimum(
+        brent_minimum(
             v_lo, v_hi, v, tolerance,
             [&](double y) { return CentreDistance{(cable_point(b, y) - on_a).norm()}; }, next_v);
         const bool settled = std::abs(next_u - u) <= tolerance && std::abs(next_v - v) <= tolerance;

@@ -2,7 +2,8 @@
 // segment with every rigid shape, after layers 1 and 2 (cable_segment.h). The seed's coordinate-plane
 // projection of triangles gives no distance or normal; here each layer-2 interval is cut into chords, a chord
 // is a capsule of the cable radius measured with the engine's distance queries, and each local minimum is
-// refined along u. Convex shapes use signed_distance (GJK/EPA), meshes and height fields GJK per triangle,
+// refined along u. Chords are measured by GJK on the cores and the balls by signed_distance (GJK/EPA) on
+// convex shapes; meshes and height fields GJK per triangle,
 // planes the closed form (the distance is itself a cubic in u), compounds their children.
 #include <simpulse/collision/bvh.h>
 #include <simpulse/collision/cable_contacts.h>
@@ -11,13 +12,14 @@
 #include "cable_refine.h"
 
 #include <cmath>
+#include <limits>
 
 namespace simpulse {
 namespace {
 
+using cable_detail::brent_minimum;
 using cable_detail::Chords;
 using cable_detail::ConvexTarget;
-using cable_detail::golden_minimum;
 using cable_detail::kMaxChords;
 using cable_detail::make_chords;
 using cable_detail::TriangleTarget;
@@ -37,30 +39,44 @@ CableContact make_contact(const CableSegment& s, double u, const BallDistance& d
     return c;
 }
 
-// Chords of one interval: every chord that the deviation bound cannot keep beyond the margin is refined by
-// golden-section search over itself and half of each neighbour, and the result is kept when it is a local
-// minimum of the ball distance (inside that bracket, or at an end of the interval). The chord distances
-// alone do not pick the right chord: where the distance varies less along u than the deviation bound (a cable
-// running along a face), a neighbour's chord may be nearer than the one holding the minimum.
+// Chords of one interval. A chord that the deviation bound cannot keep beyond the margin is a candidate, and
+// the ball distance is sampled at its middle (non-candidates count as infinitely far). A candidate is
+// searched by Brent's method between its neighbours' middles when its sample is a discrete local minimum
+// (first of a run of equal ones: that bracket holds a local minimum), or when it may hold the global minimum:
+// the ball distance is 1-Lipschitz in the centre, so within half a chord of the middle it is at least the
+// sample minus max|c'| h / 2, and a chord whose bound is below the lowest sample is searched too. Brent's
+// method uses values only: the ball distance has kinks where the centre crosses the shape's medial axis
+// (deep inside a convex shape) or a triangle, where a search on its slope can settle on the wrong side.
 template <class Target>
 void exact_layer_on_interval(const CableSegment& s, const ParameterInterval& interval, const Target& target,
                              const CableCollideSettings& settings, CableContacts& out) {
     const Chords chords = make_chords(s, interval.begin, interval.end, settings.chord_deviation * s.radius);
-    std::array<Vec3, kMaxChords + 1> points;
-    for (int i = 0; i <= chords.count; ++i)
-        points[static_cast<std::size_t>(i)] = cable_point(s, chords.at(i));
     auto ball_at = [&](double u) { return target.ball(cable_point(s, u)); };
+    auto middle = [&](int i) { return chords.at(i) + 0.5 * chords.step; };
+    std::array<double, kMaxChords + 2> sample;  // sample[i + 1] belongs to chord i; the ends stay infinite
+    sample.fill(std::numeric_limits<double>::infinity());
+    double lowest = sample[0];
+    Vec3 start = cable_point(s, chords.at(0));
+    for (int i = 0; i < chords.count; ++i) {
+        const Vec3 end = cable_point(s, chords.at(i + 1));
+        // The curve is within `deviation` of the chord: the ball distance is >= d - deviation there.
+        if (target.chord(start, end) - chords.deviation <= settings.margin) {
+            sample[static_cast<std::size_t>(i + 1)] = ball_at(middle(i)).distance;
+            lowest = std::min(lowest, sample[static_cast<std::size_t>(i + 1)]);
+        }
+        start = end;
+    }
+    const double lipschitz_slack = cable_speed_bound(s) * 0.5 * chords.step;
     const double tolerance = settings.parameter_tolerance;
     for (int i = 0; i < chords.count; ++i) {
-        const double d =
-            target.chord(points[static_cast<std::size_t>(i)], points[static_cast<std::size_t>(i + 1)]);
-        // The curve is within `deviation` of the chord: the ball distance is >= d - deviation there.
-        if (d - chords.deviation > settings.margin) continue;
-        const double lo = std::max(interval.begin, chords.at(i) - 0.5 * chords.step);
-        const double hi = std::min(interval.end, chords.at(i + 1) + 0.5 * chords.step);
+        const double here = sample[static_cast<std::size_t>(i + 1)];
+        const bool dip =
+            here < sample[static_cast<std::size_t>(i)] && here <= sample[static_cast<std::size_t>(i + 2)];
+        if (!dip && !(here - lipschitz_slack <= lowest)) continue;
+        const double lo = i == 0 ? interval.begin : middle(i - 1);
+        const double hi = i + 1 == chords.count ? interval.end : middle(i + 1);
         double u = 0;
-        const BallDistance best =
-            golden_minimum(lo, hi, chords.at(i) + 0.5 * chords.step, tolerance, ball_at, u);
+        const BallDistance best = brent_minimum(lo, hi, middle(i), tolerance, ball_at, u);
         const bool interior = u > lo + tolerance && u < hi - tolerance;
         const bool interval_end = u <= interval.begin + tolerance || u >= interval.end - tolerance;
         if (best.distance <= settings.margin && (interior || interval_end))

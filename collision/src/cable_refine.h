@@ -1,5 +1,5 @@
 // Shared machinery of the cable exact layer (SEEDS.md section 4, layer 3): chord subdivision with the
-// linear-interpolation error bound, golden-section refinement of a parameter, and the distance targets (a
+// linear-interpolation error bound, refinement of a parameter by Brent's method, and the distance targets (a
 // convex shape, a triangle) that measure a chord capsule and a ball. Internal to the module.
 #pragma once
 
@@ -35,34 +35,63 @@ inline Chords make_chords(const CableSegment& s, double begin, double end, doubl
     return c;
 }
 
-// Minimum of f over [lo, hi] by golden-section search (Kiefer 1953) until the bracket is below `tolerance`;
-// returns the best parameter evaluated (ends and `start` included, so a value already found is never lost
-// when f is not unimodal on the bracket). f(u) returns a value with a member `distance`.
+// Minimum of f over [lo, hi] by Brent's method (Brent 1973, "Algorithms for Minimization without
+// Derivatives", ch. 5): golden-section steps, replaced by the vertex of the parabola through the three best
+// points whenever that falls well inside the bracket, so smooth minima converge superlinearly and kinks no
+// slower than golden section. Stops when the bracket is below `tolerance`. Returns the best parameter
+// evaluated (the ends and `start` included, so a value already found is never lost when f is not unimodal on
+// the bracket). f(u) returns a value with a member `distance`.
 template <class F>
-auto golden_minimum(double lo, double hi, double start, double tolerance, F&& f, double& best_u) {
+auto brent_minimum(double lo, double hi, double start, double tolerance, F&& f, double& best_u) {
+    constexpr double kGolden = 0.3819660112501051;  // 2 - golden ratio
     auto best = f(start);
+    double x = start, w = start, v = start;
+    double fx = best.distance, fw = fx, fv = fx;
     best_u = start;
-    auto consider = [&](double u, const auto& value) {
-        if (value.distance < best.distance) best = value, best_u = u;
-    };
-    consider(lo, f(lo));
-    consider(hi, f(hi));
-    constexpr double kRatio = 0.6180339887498949;
-    double x1 = hi - kRatio * (hi - lo), x2 = lo + kRatio * (hi - lo);
-    auto f1 = f(x1), f2 = f(x2);
-    while (hi - lo > tolerance) {
-        if (f1.distance <= f2.distance) {
-            hi = x2, x2 = x1, f2 = f1;
-            x1 = hi - kRatio * (hi - lo);
-            f1 = f(x1);
+    const auto at_lo = f(lo), at_hi = f(hi);
+    double a = lo, b = hi, step = 0, previous_step = 0;
+    const double tol = 0.5 * tolerance;
+    for (int iteration = 0; iteration < 200; ++iteration) {
+        const double m = 0.5 * (a + b);
+        if (std::abs(x - m) <= 2 * tol - 0.5 * (b - a)) break;
+        bool parabolic = false;
+        if (std::abs(previous_step) > tol) {
+            const double r = (x - w) * (fx - fv);
+            double q = (x - v) * (fx - fw);
+            double p = (x - v) * q - (x - w) * r;
+            q = 2 * (q - r);
+            if (q > 0) p = -p;
+            q = std::abs(q);
+            if (std::abs(p) < std::abs(0.5 * q * previous_step) && p > q * (a - x) && p < q * (b - x)) {
+                previous_step = step;
+                step = p / q;
+                const double u = x + step;
+                if (u - a < 2 * tol || b - u < 2 * tol) step = m >= x ? tol : -tol;
+                parabolic = true;
+            }
+        }
+        if (!parabolic) {
+            previous_step = (x >= m ? a : b) - x;
+            step = kGolden * previous_step;
+        }
+        const double u = std::abs(step) >= tol ? x + step : x + (step >= 0 ? tol : -tol);
+        const auto at_u = f(u);
+        const double fu = at_u.distance;
+        if (fu <= fx) {
+            (u >= x ? a : b) = x;
+            v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
+            best = at_u, best_u = u;
         } else {
-            lo = x1, x1 = x2, f1 = f2;
-            x2 = lo + kRatio * (hi - lo);
-            f2 = f(x2);
+            (u < x ? a : b) = u;
+            if (fu <= fw || w == x) {
+                v = w, fv = fw, w = u, fw = fu;
+            } else if (fu <= fv || v == x || v == w) {
+                v = u, fv = fu;
+            }
         }
     }
-    consider(x1, f1);
-    consider(x2, f2);
+    if (at_lo.distance < best.distance) best = at_lo, best_u = lo;
+    if (at_hi.distance < best.distance) best = at_hi, best_u = hi;
     return best;
 }
 
@@ -84,8 +113,11 @@ struct ConvexTarget {
     ConvexSupport shape;
     double radius = 0;
     double chord(const Vec3& p0, const Vec3& p1) const {
+        // GJK on the cores only: overlapping cores mean a distance below -(r + shape radius), which never
+        // prunes, so EPA's exact depth is not needed here.
         const ChordCapsule capsule(p0, p1, radius);
-        return signed_distance(shape, ConvexSupport(capsule.shape, capsule.pose)).distance;
+        const GjkResult g = gjk(ConvexSupport(capsule.shape, capsule.pose).core(), shape.core());
+        return (g.intersecting ? 0.0 : g.distance) - radius - shape.radius;
     }
     BallDistance ball(const Vec3& centre) const {
         Shape sphere;

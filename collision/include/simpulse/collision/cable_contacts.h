@@ -3,8 +3,9 @@
 // interval is cut into chords whose distance from the curve is bounded (h^2/8 max |c''|), each chord is a
 // capsule of the cable radius tested with the engine's own distance queries (GJK/EPA for convex shapes,
 // GJK per triangle for meshes and height fields, the closed form for planes, the children for compounds),
-// and the parameter of each local minimum is refined by golden-section search on the distance of the ball
-// at c(u). docs/cables.md gives the test per shape and the tolerances.
+// and the parameter of each local minimum is refined by Brent's method (golden section with parabolic steps)
+// on the distance of the ball at c(u). docs/cables.md gives the test per shape and
+// the tolerances.
 #pragma once
 
 #include <simpulse/collision/cable_segment.h>
@@ -21,7 +22,7 @@ struct CableCollideSettings {
     double margin = 0;
     // Chords are cut so that their distance from the curve (h^2/8 max |c''|) is at most this fraction of r.
     double chord_deviation = 0.25;
-    // Golden-section search stops when the bracket of u is below this.
+    // The refinement of u stops when its bracket is below this.
     double parameter_tolerance = 1e-9;
 };
 
@@ -74,7 +75,7 @@ struct CableCableContacts {
 };
 
 // Closest points of two segments (subdivision into chords, segment-segment distance per chord pair,
-// alternating golden-section refinement of the local minima). Returns out.count.
+// alternating refinement by Brent's method of the local minima). Returns out.count.
 int collide_cable_cable(const CableSegment& a, const CableSegment& b, const CableCollideSettings& settings,
                         CableCableContacts& out);
 
