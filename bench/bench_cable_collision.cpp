@@ -53,7 +53,8 @@ struct Pair {
 // Half boxes, the rest spread over the other bodies; the segment's control points within 0.8 of a centre
 // anywhere within 1.5 of the body.
 Pair random_pair(std::mt19937& rng, const std::vector<ShapePtr>& shapes) {
-    std::uniform_real_distribution<double> unit(0, 1), centre(-1.5, 1.5), around(-0.8, 0.8), radius(0.02, 0.2);
+    std::uniform_real_distribution<double> unit(0, 1), centre(-1.5, 1.5), around(-0.8, 0.8),
+        radius(0.02, 0.2);
     Pair p;
     const double pick = unit(rng);
     const std::size_t index = pick < 0.5

@@ -14,6 +14,9 @@
 namespace simpulse::cable_detail {
 
 inline constexpr int kMaxChords = 32;
+// At least this many chords per unit of u, whatever the deviation bound allows: the searches run between the
+// neighbours' middles (two chords wide) and assume one minimum there.
+inline constexpr double kMinChordsPerUnit = 8;
 
 // Chords of [begin, end]: n pieces, each within `deviation` of the curve. A chord from c(u0) to c(u1) is
 // within h^2/8 max|c''| of the curve (interpolation error (u-u0)(u1-u)/2 |c''|), so n = h sqrt(M / (8 tol)).
@@ -29,7 +32,8 @@ inline Chords make_chords(const CableSegment& s, double begin, double end, doubl
     c.begin = begin;
     const double width = end - begin, bound = cable_second_derivative_bound(s, begin, end);
     const double wanted = tolerance > 0 ? std::ceil(width * std::sqrt(bound / (8 * tolerance))) : kMaxChords;
-    c.count = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxChords)));
+    const double floor = std::ceil(width * kMinChordsPerUnit);
+    c.count = static_cast<int>(std::clamp(std::max(wanted, floor), 1.0, static_cast<double>(kMaxChords)));
     c.step = width / c.count;
     c.deviation = c.step * c.step / 8 * bound;
     return c;
