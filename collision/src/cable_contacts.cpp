@@ -44,9 +44,9 @@ CableContact make_contact(const CableSegment& s, double u, const BallDistance& d
 // searched by Brent's method between its neighbours' middles when its sample is a discrete local minimum
 // (first of a run of equal ones: that bracket holds a local minimum), or when it may hold the global minimum:
 // the ball distance is 1-Lipschitz in the centre, so within half a chord of the middle it is at least the
-// sample minus max|c'| h / 2, and a chord whose bound is below the lowest sample is searched too. Brent's
-// method uses values only: the ball distance has kinks where the centre crosses the shape's medial axis
-// (deep inside a convex shape) or a triangle, where a search on its slope can settle on the wrong side.
+// sample minus (max|c'| there) h / 2, and a chord whose bound is below the lowest sample is searched too.
+// Brent's method uses values only: the ball distance has kinks where the centre crosses the shape's medial
+// axis (deep inside a convex shape) or a triangle, where a search on its slope can settle on the wrong side.
 template <class Target>
 void exact_layer_on_interval(const CableSegment& s, const ParameterInterval& interval, const Target& target,
                              const CableCollideSettings& settings, CableContacts& out) {
@@ -66,13 +66,17 @@ void exact_layer_on_interval(const CableSegment& s, const ParameterInterval& int
         }
         start = end;
     }
-    const double lipschitz_slack = cable_speed_bound(s) * 0.5 * chords.step;
+    // max|c'| within half a chord of the middle: |c'(middle)| + max|c''| h / 2 (c' moves at most that much).
+    const double curvature = cable_second_derivative_bound(s, interval.begin, interval.end);
+    auto lipschitz_slack = [&](int i) {
+        return (cable_derivative(s, middle(i)).norm() + curvature * 0.5 * chords.step) * 0.5 * chords.step;
+    };
     const double tolerance = settings.parameter_tolerance;
     for (int i = 0; i < chords.count; ++i) {
         const double here = sample[static_cast<std::size_t>(i + 1)];
         const bool dip =
             here < sample[static_cast<std::size_t>(i)] && here <= sample[static_cast<std::size_t>(i + 2)];
-        if (!dip && !(here - lipschitz_slack <= lowest)) continue;
+        if (!dip && !(here - lipschitz_slack(i) <= lowest)) continue;
         const double lo = i == 0 ? interval.begin : middle(i - 1);
         const double hi = i + 1 == chords.count ? interval.end : middle(i + 1);
         double u = 0;
