@@ -162,8 +162,9 @@ void add_geometry(Builder& b, const Compound& c, double half_size, int segments)
         for (std::size_t i = from; i < b.mesh.positions.size() / 3; ++i) {
             float* p = &b.mesh.positions[3 * i];
             float* n = &b.mesh.normals[3 * i];
-            const Vec3 moved = child.pose.transform_point(Vec3(p[0], p[1], p[2]));
-            const Vec3 turned = child.pose.rotate(Vec3(n[0], n[1], n[2]));
+            // The mesh stores floats; the pose is applied in double (an explicit, exact widening).
+            const Vec3 moved = child.pose.transform_point(Eigen::Vector3f(p[0], p[1], p[2]).cast<double>());
+            const Vec3 turned = child.pose.rotate(Eigen::Vector3f(n[0], n[1], n[2]).cast<double>());
             for (int k = 0; k < 3; ++k) {
                 p[k] = static_cast<float>(moved[k]);
                 n[k] = static_cast<float>(turned[k]);
