@@ -47,4 +47,15 @@ Aabb cable_segment_aabb(const CableSegment& s) {
     return box.inflated(s.radius);
 }
 
+CableSegment cable_chain_segment(const Vec3* before, const Vec3& from, const Vec3& to, const Vec3* after,
+                                 double radius) {
+    CableSegment s;
+    s.control[0] = before ? *before : Vec3(2 * from - to);
+    s.control[1] = from;
+    s.control[2] = to;
+    s.control[3] = after ? *after : Vec3(2 * to - from);
+    s.radius = radius;
+    return s;
+}
+
 }  // namespace simpulse

@@ -11,6 +11,7 @@ bool DynamicsWorld::apply_forces(double dt) {
     for (std::size_t i = 0; i < bodies_.size(); ++i)
         velocity_backup_[i] = {bodies_[i].velocity, bodies_[i].angular_velocity};
     accumulate_spring_forces(springs_, bodies_);
+    accumulate_cable_bending(cables_, bodies_);
     if (last_step_length_ > 0 && dt != last_step_length_)
         restagger_velocities(bodies_, settings_.gravity, last_step_length_, dt);
     kicks_.resize(bodies_.size());

@@ -33,6 +33,7 @@ void DynamicsWorld::build_constraints() {
             contacts_.push_back(c);
         }
     }
+    add_cable_contacts();  // after the manifolds' points: contact_events reads those by position
     joint_rows_.clear();
     joint_row_slot_.clear();
     for (const Joint& j : joints_) {

@@ -30,10 +30,11 @@ void DynamicsWorld::collision_stage(double dt) {
                    : dt * (body.velocity.norm() + body.angular_velocity.norm() * body.bounding_radius);
     };
     for (Body& b : bodies_) {
-        if (!b.alive || b.is_static || b.asleep) continue;
+        if (!b.alive || b.is_static || b.asleep || b.proxy < 0) continue;  // cable points: move_cable_proxies
         b.bounds = compute_aabb(*b.shape, b.pose()).inflated(0.5 * margin + reach(b));
         broad_phase_.move(b.proxy, b.bounds, dt * b.velocity);
     }
+    move_cable_proxies(dt);
     broad_phase_.update_pairs();
 
     auto wanted = [&](std::uint32_t ia, std::uint32_t ib) {
@@ -53,6 +54,7 @@ void DynamicsWorld::collision_stage(double dt) {
     // other in turn and never both sleep. If a resting body does touch a sleeper, the narrow phase below
     // wakes it for the next step.
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
+        if (pair.b & kSegmentProxyBit) continue;  // cable segments: collide_cables
         const Body& a = bodies_[pair.a];
         const Body& b = bodies_[pair.b];
         if (a.asleep == b.asleep || !wanted(pair.a, pair.b)) continue;
@@ -71,6 +73,7 @@ void DynamicsWorld::collision_stage(double dt) {
     collision_stats_ = {};
     const double reuse_distance = std::min(settings_.manifold_reuse_distance, 0.25 * margin);
     for (const BroadPhasePair& pair : broad_phase_.pairs()) {
+        if (pair.b & kSegmentProxyBit) continue;
         std::uint32_t ia = pair.a, ib = pair.b;
         if (!wanted(ia, ib)) continue;
         // A is the body created first, so event pairs and normals follow scene order.
@@ -96,6 +99,7 @@ void DynamicsWorld::collision_stage(double dt) {
             wake_next_step_.push_back(a.asleep ? ia : ib);
     }
     manifold_cache_.end_step();
+    collide_cables(dt);
 }
 
 }  // namespace simpulse

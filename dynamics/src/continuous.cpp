@@ -40,6 +40,7 @@ void DynamicsWorld::stop_at_impacts() {
         double first = 1;
         broad_phase_.query(swept, [&](std::int32_t proxy) {
             const std::uint32_t other = broad_phase_.user_id(proxy);
+            if (other & kSegmentProxyBit) return;
             const Body& s = bodies_[other];
             if (!s.is_static || !filters_pass(start.slot, other)) return;
             const ToiResult hit =

@@ -29,7 +29,7 @@ void DynamicsWorld::hold_in_plane() {
     const Quat normal_frame = plane_normal_frame();
     for (std::size_t i = 0; i < bodies_.size(); ++i) {
         Body& b = bodies_[i];
-        if (!b.alive || b.is_static) continue;
+        if (!b.alive || b.is_static || b.cable != kInvalidIndex) continue;  // cables are not held (no spin)
         if (!b.in_plane) {
             b.in_plane = true;
             b.plane_point = b.com_position;

@@ -54,6 +54,7 @@ std::vector<RayCastHit> DynamicsWorld::cast_ray_all(const Vec3& origin, const Ve
     std::vector<RayCastHit> hits;
     broad_phase_.query(segment_box(origin, unit, max_distance), [&](std::int32_t proxy) {
         const std::uint32_t slot = broad_phase_.user_id(proxy);
+        if (slot & kSegmentProxyBit) return;  // cable segments are not bodies
         const Body& b = bodies_[slot];
         if (!b.alive || (filter && !filter(id_of(slot)))) return;
         if (const std::optional<RayHit> hit = raycast(*b.shape, b.pose(), origin, unit, max_distance))
@@ -80,6 +81,7 @@ std::vector<BodyId> DynamicsWorld::query_box(const Vec3& min, const Vec3& max,
     std::vector<BodyId> found;
     broad_phase_.query(box, [&](std::int32_t proxy) {
         const std::uint32_t slot = broad_phase_.user_id(proxy);
+        if (slot & kSegmentProxyBit) return;  // cable segments are not bodies
         const Body& b = bodies_[slot];
         if (!b.alive || !compute_aabb(*b.shape, b.pose()).overlaps(box)) return;
         if (!filter || filter(id_of(slot))) found.push_back(id_of(slot));
@@ -97,6 +99,7 @@ std::vector<BodyId> DynamicsWorld::query_shape(const ShapePtr& shape, const Pose
     std::vector<Manifold> manifolds;
     broad_phase_.query(box, [&](std::int32_t proxy) {
         const std::uint32_t slot = broad_phase_.user_id(proxy);
+        if (slot & kSegmentProxyBit) return;  // cable segments are not bodies
         const Body& b = bodies_[slot];
         if (!b.alive || (filter && !filter(id_of(slot)))) return;
         manifolds.clear();
@@ -122,6 +125,7 @@ std::vector<ShapeCastHit> DynamicsWorld::cast_shape_all(const ShapePtr& shape, c
     std::vector<ShapeCastHit> hits;
     broad_phase_.query(swept, [&](std::int32_t proxy) {
         const std::uint32_t slot = broad_phase_.user_id(proxy);
+        if (slot & kSegmentProxyBit) return;  // cable segments are not bodies
         const Body& b = bodies_[slot];
         if (!b.alive || (filter && !filter(id_of(slot)))) return;
         if (const std::optional<CastHit> hit = shape_cast(*shape, start, translation, *b.shape, b.pose()))
@@ -144,6 +148,7 @@ std::vector<BodyId> DynamicsWorld::query_point(const Vec3& point, const BodyFilt
     std::vector<BodyId> found;
     broad_phase_.query(Aabb{point, point}.inflated(kPointQueryTolerance), [&](std::int32_t proxy) {
         const std::uint32_t slot = broad_phase_.user_id(proxy);
+        if (slot & kSegmentProxyBit) return;  // cable segments are not bodies
         const Body& b = bodies_[slot];
         if (!b.alive || (filter && !filter(id_of(slot)))) return;
         if (contains_point(*b.shape, b.pose(), point, kPointQueryTolerance)) found.push_back(id_of(slot));

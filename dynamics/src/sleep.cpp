@@ -50,6 +50,10 @@ void DynamicsWorld::update_sleep(double dt) {
         if (a != b) island_parent_[std::max(a, b)] = std::min(a, b);
     };
     for (const BodyManifold& bm : body_manifolds_) unite(bm.a.index, bm.b.index);
+    for (const CableTouch& t : cable_touches_) {  // a cable's points are joined by its rods or springs
+        const std::uint32_t point = cables_[t.cable].points[t.segment];
+        unite(point, t.body != kInvalidIndex ? t.body : cables_[t.other_cable].points[t.other_segment]);
+    }
     for (const Joint& j : joints_)
         if (j.alive && j.body_b != kInvalidIndex) unite(j.body_a, j.body_b);
     for (const Spring& sp : springs_)

@@ -7,6 +7,8 @@
 #include <simpulse/dynamics/link_ends.h>
 #include <simpulse/dynamics/world.h>
 
+#include "world_checks.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,34 +18,15 @@
 #include <string_view>
 
 namespace simpulse {
+using detail::allocate;
+using detail::require;
+using detail::require_id;
+using detail::require_non_negative;
+using detail::require_positive;
 namespace {
 
 bool finite(const Vec3& v) {
     return v.allFinite();
-}
-
-void require(bool condition, const char* message) {
-    if (!condition) throw std::invalid_argument(message);
-}
-void require(bool condition, const std::string& message) {
-    if (!condition) throw std::invalid_argument(message);
-}
-
-void require_id(bool valid, const char* what) {
-    if (!valid) throw InvalidId(std::string(what) + ": not a live id of this world");
-}
-
-// "FIELD: expected a positive finite number, got X" unless value is one.
-void require_positive(double value, const char* field) {
-    if (!(value > 0 && std::isfinite(value)))
-        throw std::invalid_argument(std::string(field) + ": expected a positive finite number, got " +
-                                    number_text(value));
-}
-
-void require_non_negative(double value, const char* field) {
-    if (!(value >= 0 && std::isfinite(value)))
-        throw std::invalid_argument(std::string(field) + ": expected a finite number >= 0, got " +
-                                    number_text(value));
 }
 
 // The ends of a spring or joint follow the scene's rule (link_ends.h); the world frame is BodyId{}.
@@ -63,17 +46,6 @@ void require_dynamic_end(const std::vector<Body>& bodies, BodyId a, BodyId b, st
     const LinkEndsProblem problem = link_statics_problem(is_static(a), is_static(b));
     if (problem != LinkEndsProblem::none)
         throw std::invalid_argument(link_ends_message(problem, what, "the world frame", name(a), name(b)));
-}
-
-template <class Slot>
-std::uint32_t allocate(std::vector<Slot>& slots, std::vector<std::uint32_t>& free_list) {
-    if (!free_list.empty()) {
-        const std::uint32_t index = free_list.back();
-        free_list.pop_back();
-        return index;
-    }
-    slots.emplace_back();
-    return static_cast<std::uint32_t>(slots.size() - 1);
 }
 
 std::pair<std::uint32_t, std::uint32_t> ordered(std::uint32_t a, std::uint32_t b) {
@@ -207,6 +179,8 @@ void DynamicsWorld::destroy_body(BodyId id) {
     for (Joint& j : joints_)
         if (j.alive && (j.body_a == id.index || j.body_b == id.index))
             remove_joint({static_cast<std::uint32_t>(&j - joints_.data()), j.generation});
+    for (Cable& c : cables_)  // the slot may be reused by a body the cable should collide with
+        std::erase(c.pinned_to, id.index);
     broad_phase_.remove(b.proxy);
     b.alive = false;
     b.shape.reset();
@@ -216,7 +190,7 @@ void DynamicsWorld::destroy_body(BodyId id) {
 
 bool DynamicsWorld::is_valid(BodyId id) const {
     return id.index < bodies_.size() && bodies_[id.index].alive &&
-           bodies_[id.index].generation == id.generation;
+           bodies_[id.index].generation == id.generation && bodies_[id.index].cable == kInvalidIndex;
 }
 
 const Body& DynamicsWorld::body(BodyId id) const {
@@ -547,7 +521,7 @@ Energy DynamicsWorld::energy() const {
                      0.5 * b.angular_velocity.dot(b.inertia_world() * b.angular_velocity);
         e.potential -= b.mass * settings_.gravity.dot(b.com_position);
     }
-    e.potential += spring_energy(springs_, bodies_);
+    e.potential += spring_energy(springs_, bodies_) + cable_bending_energy(cables_, bodies_);
     return e;
 }
 

@@ -178,6 +178,24 @@ Result<JointId> World::add_ball_joint(const BallJointDesc& desc) {
 Status World::remove_joint(JointId id) {
     return guarded([&] { world_->remove_joint(id); });
 }
+Result<CableId> World::add_cable(const CableDesc& desc) {
+    return guarded_value<CableId>([&] { return world_->add_cable(desc); });
+}
+Status World::remove_cable(CableId id) {
+    return guarded([&] { world_->remove_cable(id); });
+}
+bool World::is_valid(CableId id) const {
+    return world_->is_valid(id);
+}
+std::size_t World::cable_count() const {
+    return world_->cable_count();
+}
+Result<std::vector<Vec3>> World::cable_points(CableId id) const {
+    return guarded_value<std::vector<Vec3>>([&] { return world_->cable_points(id); });
+}
+Result<std::vector<Vec3>> World::cable_velocities(CableId id) const {
+    return guarded_value<std::vector<Vec3>>([&] { return world_->cable_velocities(id); });
+}
 Result<double> World::joint_error(JointId id) const {
     return guarded_value<double>([&] { return world_->joint_error(id); });
 }

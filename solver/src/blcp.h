@@ -115,6 +115,9 @@ inline double copied_row_velocity(const Row& r, const BlcpWorkspace& ws) {
     double w = 0;
     if (r.a != kNoBody) w += -r.dir.dot(ws.linear_velocity[r.a]) + r.ang_a.dot(ws.angular_velocity[r.a]);
     if (r.b != kNoBody) w += r.dir.dot(ws.linear_velocity[r.b]) + r.ang_b.dot(ws.angular_velocity[r.b]);
+    for_each_spread_term(r, [&](std::uint32_t body, double weight, double) {
+        w += weight * r.dir.dot(ws.linear_velocity[body]);
+    });
     return w;
 }
 inline void apply_to_copies(const Row& r, double impulse, BlcpWorkspace& ws) {
@@ -126,6 +129,9 @@ inline void apply_to_copies(const Row& r, double impulse, BlcpWorkspace& ws) {
         ws.linear_velocity[r.b] += (r.inv_mass_b * impulse) * r.dir;
         ws.angular_velocity[r.b] += impulse * r.inv_ang_b;
     }
+    for_each_spread_term(r, [&](std::uint32_t body, double weight, double inverse_mass) {
+        ws.linear_velocity[body] += (weight * inverse_mass * impulse) * r.dir;
+    });
 }
 
 // Active-set (primal-dual, semismooth Newton) solve on the assembled system. Dense factorisation up to

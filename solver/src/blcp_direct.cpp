@@ -16,15 +16,28 @@ namespace simpulse::detail {
 namespace {
 
 struct BodyPart {
-    double sign = 0;  // -1 body is a, +1 body is b
+    double sign = 0;  // the row's linear coefficient on the body along dir: -1 as a, +1 as b, or its weight
     double inv_mass = 0;
     const Vec3* ang = nullptr;
     const Vec3* inv_ang = nullptr;
 };
 
+const Vec3 kNoAngularPart = Vec3::Zero();
+
 BodyPart part(const Row& r, std::uint32_t body) {
-    if (r.a == body) return {-1.0, r.inv_mass_a, &r.ang_a, &r.inv_ang_a};
-    return {1.0, r.inv_mass_b, &r.ang_b, &r.inv_ang_b};
+    if (r.spread == nullptr) {
+        if (r.a == body) return {-1.0, r.inv_mass_a, &r.ang_a, &r.inv_ang_a};
+        return {1.0, r.inv_mass_b, &r.ang_b, &r.inv_ang_b};
+    }
+    BodyPart p{0.0, 0.0, &kNoAngularPart, &kNoAngularPart};
+    if (r.a == body) p = {-1.0, r.inv_mass_a, &r.ang_a, &r.inv_ang_a};
+    if (r.b == body) p = {p.sign + 1.0, r.inv_mass_b, &r.ang_b, &r.inv_ang_b};
+    for_each_spread_term(r, [&](std::uint32_t term, double weight, double inverse_mass) {
+        if (term != body) return;
+        p.sign += weight;
+        p.inv_mass = inverse_mass;
+    });
+    return p;
 }
 
 // Appends the contribution of `body` to A_ij for every pair of rows acting on it.
@@ -33,11 +46,11 @@ void assemble_by_body(std::span<const Row> rows, BlcpWorkspace& ws, std::size_t 
     ws.rows_of_body.resize(body_count);
     ws.touched_bodies.clear();
     for (std::uint32_t i = 0; i < rows.size(); ++i) {
-        for (std::uint32_t body : {rows[i].a, rows[i].b}) {
-            if (body == kNoBody) continue;
-            if (ws.rows_of_body[body].empty()) ws.touched_bodies.push_back(body);
-            ws.rows_of_body[body].push_back(i);
-        }
+        for_each_row_body(rows[i], [&](std::uint32_t body) {
+            auto& list = ws.rows_of_body[body];
+            if (list.empty()) ws.touched_bodies.push_back(body);
+            if (list.empty() || list.back() != i) list.push_back(i);  // a body twice in a row counts once
+        });
     }
     for (std::uint32_t body : ws.touched_bodies) {
         const auto& list = ws.rows_of_body[body];

@@ -25,13 +25,13 @@ void copy_velocities_in(std::span<const Row> rows, std::span<const SolverBody> b
     }
     ws.copied_bodies.clear();
     for (const Row& r : rows)
-        for (std::uint32_t body : {r.a, r.b})
-            if (body != kNoBody && ws.copy_stamp[body] != ws.copy_generation) {
-                ws.copy_stamp[body] = ws.copy_generation;
-                ws.copied_bodies.push_back(body);
-                ws.linear_velocity[body] = bodies[body].velocity;
-                ws.angular_velocity[body] = bodies[body].angular_velocity;
-            }
+        for_each_row_body(r, [&](std::uint32_t body) {
+            if (ws.copy_stamp[body] == ws.copy_generation) return;
+            ws.copy_stamp[body] = ws.copy_generation;
+            ws.copied_bodies.push_back(body);
+            ws.linear_velocity[body] = bodies[body].velocity;
+            ws.angular_velocity[body] = bodies[body].angular_velocity;
+        });
 }
 
 void copy_velocities_out(std::span<SolverBody> bodies, const BlcpWorkspace& ws) {
@@ -76,6 +76,8 @@ class Sweeps {
         ++updates_;
         if (r.a != kNoBody) ws_.body_changed[r.a] = updates_;
         if (r.b != kNoBody) ws_.body_changed[r.b] = updates_;
+        for_each_spread_term(r,
+                             [&](std::uint32_t body, double, double) { ws_.body_changed[body] = updates_; });
     }
 
     std::span<Row> rows_;
@@ -88,8 +90,11 @@ double Sweeps::sweep(double& change_norm) {
     double worst = 0;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         Row& r = rows_[i];
-        const int depends = std::max(r.a != kNoBody ? ws_.body_changed[r.a] : -1,
-                                     r.b != kNoBody ? ws_.body_changed[r.b] : -1);
+        int depends = std::max(r.a != kNoBody ? ws_.body_changed[r.a] : -1,
+                               r.b != kNoBody ? ws_.body_changed[r.b] : -1);
+        for_each_spread_term(r, [&](std::uint32_t body, double, double) {
+            depends = std::max(depends, ws_.body_changed[body]);
+        });
         if (ws_.row_settled[i] >= depends) continue;
         const double v = copied_row_velocity(r, ws_) - r.target;
         const auto [lo, hi] = row_bounds(r, rows_);

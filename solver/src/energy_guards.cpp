@@ -51,8 +51,7 @@ void detail::IslandWorker::collect_guard_bodies(std::span<const Row> island,
                                                 std::span<const SolverBody> bodies) {
     guard_bodies.clear();
     for (const Row& r : island)
-        for (const std::uint32_t b : {r.a, r.b})
-            if (b != detail::kNoBody) guard_bodies.push_back(b);
+        detail::for_each_row_body(r, [&](std::uint32_t b) { guard_bodies.push_back(b); });
     std::sort(guard_bodies.begin(), guard_bodies.end());
     guard_bodies.erase(std::unique(guard_bodies.begin(), guard_bodies.end()), guard_bodies.end());
     guard_velocity.resize(guard_bodies.size());

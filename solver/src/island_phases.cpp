@@ -54,6 +54,8 @@ ImpactTiming impact_timing(const detail::Row& r, const ContactConstraint& c, dou
     double kick = 0;
     if (r.a != detail::kNoBody) kick -= r.dir.dot(bodies[r.a].kick);
     if (r.b != detail::kNoBody) kick += r.dir.dot(bodies[r.b].kick);
+    detail::for_each_spread_term(
+        r, [&](std::uint32_t body, double weight, double) { kick += weight * r.dir.dot(bodies[body].kick); });
     const double gap = std::max(0.0, -c.depth), e = c.restitution;
     if (kick == 0 || !(dt > 0)) return {e, (1 + e) * gap};
     const double a = kick / dt;

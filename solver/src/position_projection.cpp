@@ -59,6 +59,17 @@ Vec3 anchor(std::span<const SolverBody> bodies, std::uint32_t body, const Vec3& 
     return is_movable(bodies, body) ? Vec3(bodies[body].position + bodies[body].orientation * local) : fixed;
 }
 
+// The contact point as side A (b_side false) or B of contact c carries it now: fixed to its body, or moved
+// with its spread's point masses.
+Vec3 contact_anchor(std::span<const SolverBody> bodies, const ContactConstraint& c,
+                    const detail::ContactRows& cr, bool b_side) {
+    const std::uint32_t body = b_side ? c.body_b : c.body_a;
+    if (body == kSpreadBody)
+        return c.point + detail::spread_position(b_side ? c.spread_b : c.spread_a, bodies) -
+               (b_side ? cr.spread_origin_b : cr.spread_origin_a);
+    return anchor(bodies, body, b_side ? cr.local_b : cr.local_a, c.point);
+}
+
 }  // namespace
 
 detail::IslandMotion detail::island_motion(std::span<const SolverBody> bodies,
@@ -99,8 +110,8 @@ void Solver::Impl::projection_goals(std::span<const SolverBody> bodies,
             // Bounced inside the step: end where the true trajectory ends, (1 + e) gap closer than
             // integrated.
             const detail::ContactRows& cr = contact_rows[k];
-            const Vec3 pa = anchor(bodies, contacts[k].body_a, cr.local_a, contacts[k].point);
-            const Vec3 pb = anchor(bodies, contacts[k].body_b, cr.local_b, contacts[k].point);
+            const Vec3 pa = contact_anchor(bodies, contacts[k], cr, false);
+            const Vec3 pb = contact_anchor(bodies, contacts[k], cr, true);
             goal[k] = d - contacts[k].normal.dot(pb - pa) + cr.restitution_pull;
         }
     }
@@ -115,8 +126,8 @@ bool Solver::Impl::contacts_need_projection(std::span<const SolverBody> bodies,
         const detail::ContactRows& cr = contact_rows[k];
         if (cr.normal < 0) continue;
         const ContactConstraint& c = contacts[k];
-        const double depth = c.depth - c.normal.dot(anchor(bodies, c.body_b, cr.local_b, c.point) -
-                                                    anchor(bodies, c.body_a, cr.local_a, c.point));
+        const double depth = c.depth - c.normal.dot(contact_anchor(bodies, c, cr, true) -
+                                                    contact_anchor(bodies, c, cr, false));
         if (depth > goal[k] + 1e-12 || cr.restitution_pull > 0) return true;
     }
     return false;
@@ -134,13 +145,17 @@ Solver::Impl::ProjectionError Solver::Impl::projection_rows(std::span<const Solv
         const ContactConstraint& c = contacts[k];
         const detail::ContactRows& cr = contact_rows[k];
         if (cr.normal < 0) continue;
-        const Vec3 pa = anchor(bodies, c.body_a, cr.local_a, c.point);
-        const Vec3 pb = anchor(bodies, c.body_b, cr.local_b, c.point);
+        const Vec3 pa = contact_anchor(bodies, c, cr, false);
+        const Vec3 pb = contact_anchor(bodies, c, cr, true);
         const double depth = c.depth - c.normal.dot(pb - pa);
         const bool pulled = cr.restitution_pull > 0;
         if (depth > goal[k] + 1e-12 || (pulled && depth < goal[k] - 1e-12)) error.contact_violated = true;
         Row r;
         detail::make_row(r, bodies, c.body_a, c.body_b, pa, pb, c.normal);
+        if (cr.spread >= 0) {
+            r.spread = &spreads[static_cast<std::size_t>(cr.spread)];
+            detail::add_spread_diagonal(r);
+        }
         r.kind = pulled ? RowKind::joint : RowKind::normal;
         r.source = static_cast<std::uint32_t>(k);
         r.target = depth - goal[k];  // separate by at least this much
@@ -239,9 +254,12 @@ void Solver::Impl::record_isolated_islands(std::span<const SolverBody> bodies) {
     const auto offsets = islands.offsets();
     body_stamp.assign(bodies.size(), 0);
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
-        const bool isolated = std::all_of(
-            order.begin() + offsets[k], order.begin() + offsets[k + 1],
-            [&](std::uint32_t p) { return rows[p].a != detail::kNoBody && rows[p].b != detail::kNoBody; });
+        const bool isolated =
+            std::all_of(order.begin() + offsets[k], order.begin() + offsets[k + 1], [&](std::uint32_t p) {
+                // Rows of cable contacts (spread sides) are left out: conservative, they keep no momentum.
+                return rows[p].a != detail::kNoBody && rows[p].b != detail::kNoBody &&
+                       rows[p].spread == nullptr;
+            });
         if (!isolated) continue;
         const auto stamp = static_cast<std::uint32_t>(k + 1);
         for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p)

@@ -12,6 +12,7 @@
 #include <simpulse/solver/solver.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,6 +42,17 @@ inline bool solved_again(RowKind kind) {
     return kind != RowKind::friction && kind != RowKind::motor;
 }
 
+// The point-mass terms of a row with spread contact sides (PointSpread): term k changes the row velocity by
+// weight[k] dir . v of body[k] (weight negative on side A), and only the movable bodies are kept. Rows of one
+// contact (normal and tangents) share it.
+struct RowSpread {
+    static constexpr int kCapacity = 8;  // both sides spread (cable against cable)
+    std::array<std::uint32_t, kCapacity> body{};
+    std::array<double, kCapacity> weight{};
+    std::array<double, kCapacity> inverse_mass{};
+    int count = 0;
+};
+
 struct Row {
     std::uint32_t a = kNoBody;  // movable body indices (kNoBody when static/fixed)
     std::uint32_t b = kNoBody;
@@ -64,14 +76,35 @@ struct Row {
     RowKind kind = RowKind::normal;
     bool persistent =
         false;  // normal and limit rows: it carried an impulse in the previous step (not an impact)
-    std::uint8_t slot = 0;     // joint rows: the row's place among its joint's rows (warm start)
-    std::uint32_t source = 0;  // contact or joint index
+    std::uint8_t slot = 0;              // joint rows: the row's place among its joint's rows (warm start)
+    std::uint32_t source = 0;           // contact or joint index
+    const RowSpread* spread = nullptr;  // point-mass terms besides a and b (cable contacts), else null
 };
+
+// f(body, weight, inverse_mass) for each point-mass term of the row.
+template <class F>
+inline void for_each_spread_term(const Row& r, F&& f) {
+    if (r.spread == nullptr) return;
+    for (int k = 0; k < r.spread->count; ++k)
+        f(r.spread->body[static_cast<std::size_t>(k)], r.spread->weight[static_cast<std::size_t>(k)],
+          r.spread->inverse_mass[static_cast<std::size_t>(k)]);
+}
+
+// f(body) for every body whose velocity the row reads: a, b and the point-mass terms.
+template <class F>
+inline void for_each_row_body(const Row& r, F&& f) {
+    if (r.a != kNoBody) f(r.a);
+    if (r.b != kNoBody) f(r.b);
+    for_each_spread_term(r, [&](std::uint32_t body, double, double) { f(body); });
+}
 
 inline double row_velocity(const Row& r, std::span<const SolverBody> bodies) {
     double w = 0;
     if (r.a != kNoBody) w += -r.dir.dot(bodies[r.a].velocity) + r.ang_a.dot(bodies[r.a].angular_velocity);
     if (r.b != kNoBody) w += r.dir.dot(bodies[r.b].velocity) + r.ang_b.dot(bodies[r.b].angular_velocity);
+    for_each_spread_term(r, [&](std::uint32_t body, double weight, double) {
+        w += weight * r.dir.dot(bodies[body].velocity);
+    });
     return w;
 }
 
@@ -84,12 +117,31 @@ inline void apply_row_impulse(const Row& r, double impulse, std::span<SolverBody
         bodies[r.b].velocity += (r.inv_mass_b * impulse) * r.dir;
         bodies[r.b].angular_velocity += impulse * r.inv_ang_b;
     }
+    for_each_spread_term(r, [&](std::uint32_t body, double weight, double inverse_mass) {
+        bodies[body].velocity += (weight * inverse_mass * impulse) * r.dir;
+    });
 }
 
 // Fills the Jacobian of a row between bodies a and b (indices into `bodies`, kNoBody allowed) acting at the
 // world points pa (on a) and pb (on b) along dir.
 void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b, const Vec3& pa,
               const Vec3& pb, const Vec3& dir);
+
+// Adds the spread sides of contact c (ContactConstraint::spread_a, spread_b) to a row made by make_row with
+// the contact's bodies: its movable point masses go into `spread`, which the row then points to, and their
+// share of the diagonal is added. Returns false (row unchanged) if the contact has no spread side.
+bool attach_spread(Row& row, std::span<const SolverBody> bodies, const ContactConstraint& c,
+                   RowSpread& spread);
+// Sum of w_i x_i over a spread side's point masses (all of them, movable or not).
+inline Vec3 spread_position(const PointSpread& side, std::span<const SolverBody> bodies) {
+    Vec3 x = Vec3::Zero();
+    for (std::size_t k = 0; k < side.body.size(); ++k)
+        if (side.weight[k] != 0 && side.body[k] < bodies.size())
+            x += side.weight[k] * bodies[side.body[k]].position;
+    return x;
+}
+// Adds the diagonal share of the row's spread terms (for a row given an existing spread).
+void add_spread_diagonal(Row& row);
 
 // Torsional friction row: relative angular velocity about the normal, w = n . (w_b - w_a).
 void make_twist_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std::uint32_t b,

@@ -20,6 +20,28 @@ namespace {
 bool is_movable(std::span<const SolverBody> bodies, std::uint32_t i) {
     return i != kFixedFrame && i < bodies.size() && detail::movable(bodies[i]);
 }
+// A spread side of the contact has a movable point mass.
+bool moves_spread(std::span<const SolverBody> bodies, const ContactConstraint& c) {
+    auto moves = [&](const PointSpread& side) {
+        for (std::size_t k = 0; k < side.body.size(); ++k)
+            if (side.weight[k] != 0 && is_movable(bodies, side.body[k])) return true;
+        return false;
+    };
+    return (c.body_a == kSpreadBody && moves(c.spread_a)) || (c.body_b == kSpreadBody && moves(c.spread_b));
+}
+// The velocity of the contact point as side `body` (or its spread) carries it.
+Vec3 side_velocity(std::span<const SolverBody> bodies, std::uint32_t body, const PointSpread& spread,
+                   const Vec3& point) {
+    Vec3 v = Vec3::Zero();
+    if (body == kSpreadBody) {
+        for (std::size_t k = 0; k < spread.body.size(); ++k)
+            if (spread.weight[k] != 0 && is_movable(bodies, spread.body[k]))
+                v += spread.weight[k] * bodies[spread.body[k]].velocity;
+    } else if (is_movable(bodies, body)) {
+        v = bodies[body].velocity + bodies[body].angular_velocity.cross(point - bodies[body].position);
+    }
+    return v;
+}
 }  // namespace
 
 using detail::BlcpResult;
@@ -90,6 +112,12 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
                               const SolverSettings& settings) {
     rows.clear();
     contact_rows.assign(contacts.size(), {});
+    // The rows point into `spreads`: it must not reallocate while they are built.
+    std::size_t spread_contacts = 0;
+    for (const ContactConstraint& c : contacts)
+        spread_contacts += c.body_a == kSpreadBody || c.body_b == kSpreadBody;
+    spreads.clear();
+    spreads.reserve(spread_contacts);
     for (std::size_t first = 0; first < contacts.size();) {
         // A patch: consecutive contacts of the same manifold (same patch id and bodies).
         std::size_t last = first + 1;
@@ -97,7 +125,7 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
         while (head.patch != kNoPatch && last < contacts.size() && contacts[last].patch == head.patch &&
                contacts[last].body_a == head.body_a && contacts[last].body_b == head.body_b)
             ++last;
-        if (is_movable(bodies, head.body_a) || is_movable(bodies, head.body_b))
+        if (is_movable(bodies, head.body_a) || is_movable(bodies, head.body_b) || moves_spread(bodies, head))
             add_patch_rows(bodies, contacts, first, last, dt, settings);
         first = last;
     }
@@ -124,6 +152,12 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
         Row normal;
         normal.persistent = previous != nullptr && previous->normal > 0;
         detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
+        if (c.body_a == kSpreadBody || c.body_b == kSpreadBody) {
+            cr.spread = static_cast<std::int32_t>(spreads.size());
+            if (c.body_a == kSpreadBody) cr.spread_origin_a = detail::spread_position(c.spread_a, bodies);
+            if (c.body_b == kSpreadBody) cr.spread_origin_b = detail::spread_position(c.spread_b, bodies);
+            detail::attach_spread(normal, bodies, c, spreads.emplace_back());
+        }
         normal.kind = RowKind::normal;
         normal.source = static_cast<std::uint32_t>(k);
         normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
@@ -148,12 +182,9 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     // for the sliding direction), else the previous step's basis so the warm-started impulse keeps its
     // meaning.
     const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
-    auto point_velocity = [&](std::uint32_t i) {
-        if (!is_movable(bodies, i)) return Vec3(Vec3::Zero());
-        return Vec3(bodies[i].velocity + bodies[i].angular_velocity.cross(centre - bodies[i].position));
-    };
     const Vec3& n = head.normal;
-    Vec3 sliding = point_velocity(head.body_b) - point_velocity(head.body_a);
+    Vec3 sliding = side_velocity(bodies, head.body_b, head.spread_b, centre) -
+                   side_velocity(bodies, head.body_a, head.spread_a, centre);
     sliding -= sliding.dot(n) * n;
     const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
     Vec3 t1, t2;
@@ -177,6 +208,10 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     for (const Vec3& t : {t1, t2}) {
         Row f;
         detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
+        if (contact_rows[patch_begin].spread >= 0) {
+            f.spread = &spreads[static_cast<std::size_t>(contact_rows[patch_begin].spread)];
+            detail::add_spread_diagonal(f);
+        }
         add_friction(f, head.friction, warm_friction.dot(t));
     }
     // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of its

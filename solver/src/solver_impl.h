@@ -25,8 +25,13 @@ struct WarmStart {
 
 // Where a contact's rows ended up, for the position projection and the warm-start cache.
 struct ContactRows {
-    std::int32_t normal = -1;     // global row index
-    std::int32_t tangent = -1;    // first of two tangent rows, or -1
+    std::int32_t normal = -1;   // global row index
+    std::int32_t tangent = -1;  // first of two tangent rows, or -1
+    std::int32_t spread = -1;   // its rows' RowSpread in Solver::Impl::spreads, or -1
+    // Spread sides: sum of w_i x_i of their point masses at the solve (the projection moves the contact point
+    // on that side by the change of this sum).
+    Vec3 spread_origin_a = Vec3::Zero();
+    Vec3 spread_origin_b = Vec3::Zero();
     Vec3 local_a = Vec3::Zero();  // contact point relative to A's centre of mass, A's body frame
     Vec3 local_b = Vec3::Zero();
     // Restitution at a speculative contact whose gap closed inside the step: the bodies bounced at the moment
@@ -230,7 +235,8 @@ namespace simpulse {
 
 struct Solver::Impl {
     SolverStats stats;
-    std::vector<detail::Row> rows;  // all rows of the step, global order
+    std::vector<detail::Row> rows;           // all rows of the step, global order
+    std::vector<detail::RowSpread> spreads;  // point-mass terms of the cable contacts' rows (Row::spread)
     std::vector<detail::ContactRows> contact_rows;
     std::vector<std::int32_t> local_index;  // global row -> index within its island
     std::vector<detail::Row> frictions;     // thesis mode: sliding friction impulses of a round

@@ -110,11 +110,17 @@ void apply_sliding_friction(std::span<const Row> island, std::span<const std::ui
                         bodies[body].angular_velocity.cross(c.point - bodies[body].position));
         };
         Vec3 vt = point_velocity(r.b) - point_velocity(r.a);
+        detail::for_each_spread_term(
+            r, [&](std::uint32_t body, double weight, double) { vt += weight * bodies[body].velocity; });
         vt -= vt.dot(c.normal) * c.normal;
         const double speed = vt.norm();
         if (speed <= kVelocityTolerance) continue;
         Row& f = frictions.emplace_back();
         detail::make_row(f, bodies, c.body_a, c.body_b, c.point, c.point, -vt / speed);
+        if (r.spread != nullptr) {
+            f.spread = r.spread;
+            detail::add_spread_diagonal(f);
+        }
         const double magnitude = c.friction * std::abs((1 + c.restitution) * p[static_cast<Eigen::Index>(i)]);
         f.lambda = std::min(magnitude, speed / f.diagonal);
     }

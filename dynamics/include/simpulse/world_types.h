@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <vector>
 
 namespace simpulse {
 
@@ -100,6 +101,44 @@ struct JointDesc {
     JointLimit limit{};
     JointMotor motor{};
     bool collide_connected = false;  // whether the two jointed bodies still collide with each other
+};
+
+struct CableId {
+    std::uint32_t index = kInvalidIndex;
+    std::uint32_t generation = 0;
+    friend bool operator==(const CableId&, const CableId&) = default;
+};
+
+// A control point of a cable held where it is when the cable is added: to the world (an invalid body id) or
+// to a body, which then carries it (a ball joint at the point).
+struct CablePin {
+    std::uint32_t index = 0;  // into CableDesc::points
+    BodyId body{};
+};
+
+// A cable (docs/cables.md): a chain of uniform cubic B-spline segments of radius `radius` over the control
+// points, which carry the cable's mass. Neighbouring control points keep their distance (a rod row in the
+// simultaneous solve) unless stretch_stiffness is finite; bending is a spring on each interior point's
+// offset from the midpoint of its neighbours. Contacts with bodies and other cables act at the centreline
+// and are spread over a segment's four control points by the B-spline basis weights.
+struct CableDesc {
+    std::vector<Vec3> points;  // control points, world, at least 4, neighbours apart
+    double radius = 0.01;      // m, > 0
+    // Total mass, kg (> 0); else density (kg/m^3) times pi r^2 times the control polygon's length. Each
+    // control point carries the mass of half of each link next to it.
+    std::optional<double> mass{};
+    double density = 1000;
+    MaterialId material = 0;
+    std::vector<CablePin> pins{};
+    // Axial stiffness EA, N (force per unit strain): a spring of EA / L0 along each link of rest length L0.
+    // Infinity (the default): links are rods, held exactly by the solver (a nearly inextensible rope).
+    double stretch_stiffness = std::numeric_limits<double>::infinity();
+    // Bending stiffness EI, N m^2 (>= 0; 0: a rope): each interior point i is pulled towards the midpoint m
+    // of points i-1 and i+1 by a spring of 4 EI / L^3 (L the mean of its two links' rest lengths), whose
+    // energy 2 EI |x_i - m|^2 / L^3 is EI theta^2 / (2 L) for a small bend angle theta.
+    double bend_stiffness = 0;
+    std::uint32_t collision_group = 1;  // as BodyDesc
+    std::uint32_t collision_mask = 0xffffffffu;
 };
 
 // Scene queries (World::cast_ray, cast_shape, query_box, query_shape, query_point): which bodies a query

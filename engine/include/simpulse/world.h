@@ -101,6 +101,18 @@ class World {
     // Force and torque the joint exerted on its body B in the last step.
     Result<JointReaction> joint_reaction(JointId id) const;
 
+    // Cables (CableDesc; docs/cables.md): B-spline cables whose control points carry their mass, held by rods
+    // (or springs) between neighbours, pinned to the world or to bodies, colliding with bodies and other
+    // cables in the same simultaneous solve. Invalid descriptions give ErrorCode::invalid_argument naming the
+    // field ("points[2]: ...", "pins[0].index: ...").
+    Result<CableId> add_cable(const CableDesc& desc);
+    Status remove_cable(CableId id);
+    bool is_valid(CableId id) const;
+    std::size_t cable_count() const;
+    // The control points now, in order (world).
+    Result<std::vector<Vec3>> cable_points(CableId id) const;
+    Result<std::vector<Vec3>> cable_velocities(CableId id) const;
+
     // Scene queries on the current poses, through the broad phase. A ray: a finite origin, a non-zero
     // direction (normalised) and max_distance > 0 (infinity allowed); it hits a solid shape it starts in at
     // distance 0, meshes and height fields from either side. `filter` (empty: every body) picks the bodies a

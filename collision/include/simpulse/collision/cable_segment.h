@@ -17,6 +17,13 @@ struct CableSegment {
     double radius = 0.05;           // r, the radius of the swept ball
 };
 
+// Segment k of a cable through control points P0..P(n-1) is the B-spline segment of P(k-1), P(k), P(k+1),
+// P(k+2) for k in [0, n-2]; at the ends the missing point is the mirrored phantom P(-1) = 2 P0 - P1 or
+// P(n) = 2 P(n-1) - P(n-2), with which the curve starts at P0 and ends at P(n-1). `before` is P(k-1) and
+// `after` P(k+2), null at the ends.
+CableSegment cable_chain_segment(const Vec3* before, const Vec3& from, const Vec3& to, const Vec3* after,
+                                 double radius);
+
 // Uniform cubic B-spline basis at u in [0, 1]: B0 = (1-u)^3/6, B1 = (3u^3 - 6u^2 + 4)/6,
 // B2 = (-3u^3 + 3u^2 + 3u + 1)/6, B3 = u^3/6. They sum to 1 and are >= 0 (convex hull property); the
 // solver spreads a contact impulse over the control points with them.

@@ -45,6 +45,7 @@ struct Body {
     std::int32_t proxy = -1;           // broad-phase proxy
     Aabb bounds;                       // tight box plus half the contact margin and the reach of this step
     std::uint32_t generation = 0;
+    std::uint32_t cable = kInvalidIndex;  // a cable's control point: the cable's slot (cable.h)
     bool is_static = false;
     bool alive = false;
     bool asleep = false;             // at rest: not integrated, not solved, not collided with other sleepers

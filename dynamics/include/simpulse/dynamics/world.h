@@ -6,11 +6,13 @@
 #include <simpulse/collision/broad_phase.h>
 #include <simpulse/collision/contact.h>
 #include <simpulse/dynamics/body.h>
+#include <simpulse/dynamics/cable.h>
 #include <simpulse/dynamics/manifold_cache.h>
 #include <simpulse/dynamics/material.h>
 #include <simpulse/dynamics/spring.h>
 #include <simpulse/solver/solver.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,20 @@ class DynamicsWorld {
     JointId add_ball_joint(const BallJointDesc& desc);
     void remove_joint(JointId id);
     bool is_valid(JointId id) const;
+    // Cables (cable.cpp, docs/cables.md). Preconditions (checked, std::invalid_argument naming the field): at
+    // least 4 finite control points, neighbours apart, radius > 0, positive mass or density, known material,
+    // pins at valid indices to valid bodies, stiffnesses >= 0 (stretch > 0). The control points are bodies of
+    // the world without a shape of their own (not in body_count, not valid BodyIds for the caller).
+    CableId add_cable(const CableDesc& desc);
+    void remove_cable(CableId id);
+    bool is_valid(CableId id) const;
+    std::size_t cable_count() const { return cable_count_; }
+    // The control points now, in order (world), and their velocities.
+    std::vector<Vec3> cable_points(CableId id) const;      // precondition: is_valid(id)
+    std::vector<Vec3> cable_velocities(CableId id) const;  // precondition: is_valid(id)
+    double cable_radius(CableId id) const;                 // precondition: is_valid(id)
+    // Every live cable, in creation order.
+    std::vector<CableId> cables() const;
     // How far the joint is from holding now: its positional error (m) or its rotational error (rad),
     // whichever is larger.
     double joint_error(JointId id) const;
@@ -171,6 +187,10 @@ class DynamicsWorld {
     void stop_at_impacts();
     void sync_solver_bodies(bool to_solver);
     JointConstraint joint_constraint(const Joint& joint) const;  // the solver's view of a joint
+    void collide_cables(double dt);  // cable_collision.cpp, part of the collision stage
+    void add_cable_contacts();       // cable_collision.cpp, part of build_constraints
+    void move_cable_proxies(double dt);
+    bool is_cable_point(std::uint32_t slot) const { return bodies_[slot].cable != kInvalidIndex; }
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
 
     WorldSettings settings_;
@@ -185,6 +205,28 @@ class DynamicsWorld {
     std::vector<std::uint32_t> free_joints_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> no_collide_pairs_;  // sorted (lo slot, hi slot)
 
+    std::vector<Cable> cables_;
+    std::vector<std::uint32_t> free_cables_;
+    std::size_t cable_count_ = 0;
+    struct SegmentRef {  // a broad-phase proxy's cable segment (user id kSegmentProxyBit | index)
+        std::uint32_t cable = kInvalidIndex;
+        std::uint32_t segment = 0;
+    };
+    std::vector<SegmentRef> segments_;
+    std::vector<std::uint32_t> free_segments_;
+    // A contact of a cable segment found by the collision stage: with a body (body != kInvalidIndex) or with
+    // another cable's segment.
+    struct CableTouch {
+        std::uint32_t cable = 0, segment = 0;
+        std::uint32_t body = kInvalidIndex;
+        std::uint32_t other_cable = kInvalidIndex, other_segment = 0;
+        std::uint32_t slot = 0;       // the contact's place among its pair's (warm-start key)
+        Vec3 point = Vec3::Zero();    // between the two surfaces, world
+        Vec3 normal = Vec3::UnitZ();  // unit, from the body (or the other cable) to the cable
+        double depth = 0;
+        std::array<double, 4> weights{}, other_weights{};
+    };
+    std::vector<CableTouch> cable_touches_;
     BroadPhase broad_phase_;
     Solver solver_;
     // Per-step buffers, reused.
@@ -196,7 +238,7 @@ class DynamicsWorld {
     std::vector<ContactConstraint> contacts_;
     std::vector<JointConstraint> joint_rows_;
     std::vector<std::uint32_t> joint_row_slot_;  // joint_rows_[i] is joints_[joint_row_slot_[i]]
-    bool any_in_plane_ = false;  // some body holds a plane (Body::in_plane)
+    bool any_in_plane_ = false;                  // some body holds a plane (Body::in_plane)
     struct TouchingPair {
         std::uint64_t order_a, order_b;  // creation orders, order_a < order_b
         BodyId a, b;

@@ -9,6 +9,7 @@
 #include <simpulse/solver/math.h>
 #include <simpulse/solver_settings.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -34,6 +35,18 @@ struct SolverBody {
     Vec3 kick = Vec3::Zero();
 };
 
+// Body index of a contact side spread over point masses (ContactConstraint::spread_a, spread_b).
+inline constexpr std::uint32_t kSpreadBody = 0xfffffffeu;
+
+// A contact side whose velocity is the weighted sum of up to four point masses' velocities: a cable's control
+// points with the B-spline basis weights at the contact (cable seed; docs/cables.md). The impulse is shared
+// by the same weights, so J has w_i n in the columns of point i and nothing in its rotation (the points are
+// held at their centres of mass). Unused entries have weight 0.
+struct PointSpread {
+    std::array<std::uint32_t, 4> body{kFixedFrame, kFixedFrame, kFixedFrame, kFixedFrame};
+    std::array<double, 4> weight{};
+};
+
 // One contact point. The impulse acts along +normal on B and -normal on A.
 struct ContactConstraint {
     std::uint32_t body_a = 0;
@@ -47,6 +60,9 @@ struct ContactConstraint {
     // Consecutive contacts with the same patch id (and bodies) are the points of one contact patch
     // (manifold); in the exact mode they share the patch's friction rows.
     std::uint32_t patch = kNoPatch;
+    // Sides spread over point masses, used where body_a or body_b is kSpreadBody. Such a contact is a patch
+    // of its own (patch kNoPatch).
+    PointSpread spread_a{}, spread_b{};
 };
 
 // A joint between bodies A and B (B may be the fixed frame): what it holds is its type's (JointType; rows in
