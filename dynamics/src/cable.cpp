@@ -257,6 +257,20 @@ std::vector<Vec3> DynamicsWorld::cable_velocities(CableId id) const {
     return out;
 }
 
+void DynamicsWorld::set_cable_velocities(CableId id, std::span<const Vec3> velocities) {
+    require_id(is_valid(id), "cable id");
+    const Cable& c = cables_[id.index];
+    require(velocities.size() == c.points.size(), "velocities: expected one per control point (" +
+                                                      std::to_string(c.points.size()) + "), got " +
+                                                      std::to_string(velocities.size()));
+    for (std::size_t i = 0; i < velocities.size(); ++i)
+        require(velocities[i].allFinite(), field("velocities", i) + ": expected finite numbers");
+    for (std::size_t i = 0; i < velocities.size(); ++i) {
+        wake_island(c.points[i]);
+        bodies_[c.points[i]].velocity = velocities[i];
+    }
+}
+
 double DynamicsWorld::cable_radius(CableId id) const {
     require_id(is_valid(id), "cable id");
     return cables_[id.index].radius;

@@ -193,6 +193,9 @@ std::size_t World::cable_count() const {
 Result<std::vector<Vec3>> World::cable_points(CableId id) const {
     return guarded_value<std::vector<Vec3>>([&] { return world_->cable_points(id); });
 }
+Status World::set_cable_velocities(CableId id, const std::vector<Vec3>& velocities) {
+    return guarded([&] { world_->set_cable_velocities(id, velocities); });
+}
 Result<std::vector<Vec3>> World::cable_velocities(CableId id) const {
     return guarded_value<std::vector<Vec3>>([&] { return world_->cable_velocities(id); });
 }

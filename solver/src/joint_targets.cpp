@@ -78,7 +78,7 @@ using detail::RowKind;
 // keeps the energy of a joint's rotation. The curvature depends on the angular velocities after the solve,
 // which the caller checks (solve_exact).
 bool detail::IslandWorker::set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies,
-                                             double dt, double tolerance) {
+                                             double dt, double tolerance, bool strict) {
     // The targets are compared with the curvature targets of the previous call on this island (or, on the
     // first, with the rows' targets), not with targets made reachable since: the fit is a property of the
     // curvature alone.
@@ -109,7 +109,7 @@ bool detail::IslandWorker::set_joint_targets(std::span<Row> island, std::span<co
             targets += target * r.dir;
             r.target = raw_targets[i] = target;
         }
-        misfit = misfit || (change.norm() > tolerance && change.norm() > 0.5 * targets.norm());
+        misfit = misfit || (change.norm() > tolerance && (strict || change.norm() > 0.5 * targets.norm()));
     }
     return misfit;
 }

@@ -175,9 +175,10 @@ struct IslandWorker {
                    const SolverSettings& settings, double phase_1_residual, double& allowance);
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
     // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
-    // velocities: off, as a vector, by more than half the new one and by more than `tolerance` (m/s).
+    // velocities: off, as a vector, by more than half the new one (unless `strict`) and by more than
+    // `tolerance` (m/s).
     bool set_joint_targets(std::span<Row> island, std::span<const SolverBody> bodies, double dt,
-                           double tolerance);
+                           double tolerance, bool strict = false);
     // Finds the island's joints that lie on a cycle of the graph of bodies and the ground (all static bodies
     // and the fixed frame are one node; two joints between the same bodies form a cycle): only their rows can
     // be redundant. True if there are any. Fills edge_on_cycle for make_joint_targets_reachable.

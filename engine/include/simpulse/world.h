@@ -112,6 +112,8 @@ class World {
     // The control points now, in order (world).
     Result<std::vector<Vec3>> cable_points(CableId id) const;
     Result<std::vector<Vec3>> cable_velocities(CableId id) const;
+    // One finite velocity per control point.
+    Status set_cable_velocities(CableId id, const std::vector<Vec3>& velocities);
 
     // Scene queries on the current poses, through the broad phase. A ray: a finite origin, a non-zero
     // direction (normalised) and max_distance > 0 (infinity allowed); it hits a solid shape it starts in at

@@ -102,6 +102,8 @@ class DynamicsWorld {
     std::vector<Vec3> cable_points(CableId id) const;      // precondition: is_valid(id)
     std::vector<Vec3> cable_velocities(CableId id) const;  // precondition: is_valid(id)
     double cable_radius(CableId id) const;                 // precondition: is_valid(id)
+    // Sets the control points' velocities (one finite vector per point) and wakes the cable.
+    void set_cable_velocities(CableId id, std::span<const Vec3> velocities);
     // Every live cable, in creation order.
     std::vector<CableId> cables() const;
     // How far the joint is from holding now: its positional error (m) or its rotational error (rad),
