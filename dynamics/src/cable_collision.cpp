@@ -35,6 +35,13 @@ bool segment_asleep(const Cable& cable, std::size_t k, std::span<const Body> bod
     return true;
 }
 
+// A minimum at the end u = 1 of a segment that another segment follows is the next segment's u = 0: the
+// same curve point. Only the next segment reports it, so that no two contacts have the same rows (the
+// duplicates made a cable lying flat a singular system, 2 contacts per junction).
+bool repeats_next_segment(const Cable& cable, std::size_t k, double u) {
+    return u >= 1 - 1e-12 && k + 1 < cable.segment_count();
+}
+
 std::uint64_t mix(std::uint64_t key, std::uint64_t v) {
     return key ^ (v + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2));
 }
@@ -89,6 +96,9 @@ void DynamicsWorld::collide_cables(double dt) {
             collide_cable_cable(segment, cable_segment(other, other_ref.segment, bodies_), settings, found);
             for (int i = 0; i < found.count; ++i) {
                 const CableCableContact& f = found.items[static_cast<std::size_t>(i)];
+                if (repeats_next_segment(cable, ref.segment, f.u_a) ||
+                    repeats_next_segment(other, other_ref.segment, f.u_b))
+                    continue;
                 CableTouch t;
                 t.cable = ref.cable;
                 t.segment = ref.segment;
@@ -120,6 +130,7 @@ void DynamicsWorld::collide_cables(double dt) {
                             found);
         for (int i = 0; i < found.count; ++i) {
             const CableContact& f = found.items[static_cast<std::size_t>(i)];
+            if (repeats_next_segment(cable, ref.segment, f.u)) continue;
             CableTouch t;
             t.cable = ref.cable;
             t.segment = ref.segment;
@@ -143,7 +154,16 @@ void DynamicsWorld::collide_cables(double dt) {
 }
 
 void DynamicsWorld::add_cable_contacts() {
+    // The contacts of one segment with one body (or one other segment) form a patch: their friction rows
+    // act at the patch centre (solver.h, ContactConstraint::spread_a). Patch ids follow the manifolds'.
+    auto patch = static_cast<std::uint32_t>(body_manifolds_.size());
+    const CableTouch* previous = nullptr;
     for (const CableTouch& t : cable_touches_) {
+        if (previous != nullptr &&
+            (t.cable != previous->cable || t.segment != previous->segment || t.body != previous->body ||
+             t.other_cable != previous->other_cable || t.other_segment != previous->other_segment))
+            ++patch;
+        previous = &t;
         const Cable& cable = cables_[t.cable];
         ContactConstraint c;
         c.body_b = kSpreadBody;
@@ -165,6 +185,7 @@ void DynamicsWorld::add_cable_contacts() {
             key = mix(mix(key, other.creation_order), t.other_segment);
         }
         c.key = mix(key, t.slot);
+        c.patch = patch;
         const CombinedMaterial m = materials_.combine(other_material, cable.material);
         c.friction = m.friction;
         c.restitution = m.restitution;

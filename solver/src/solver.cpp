@@ -117,7 +117,7 @@ void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<cons
     for (const ContactConstraint& c : contacts)
         spread_contacts += c.body_a == kSpreadBody || c.body_b == kSpreadBody;
     spreads.clear();
-    spreads.reserve(spread_contacts);
+    spreads.reserve(2 * spread_contacts);  // one per contact, one per patch for its friction rows
     for (std::size_t first = 0; first < contacts.size();) {
         // A patch: consecutive contacts of the same manifold (same patch id and bodies).
         std::size_t last = first + 1;
@@ -184,7 +184,7 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
     const Vec3& n = head.normal;
     Vec3 sliding = side_velocity(bodies, head.body_b, head.spread_b, centre) -
-                   side_velocity(bodies, head.body_a, head.spread_a, centre);
+                   side_velocity(bodies, head.body_a, head.spread_a, centre);  // spread: at the first point
     sliding -= sliding.dot(n) * n;
     const Vec3 preferred = sliding.norm() > 1e-4 ? sliding : (warm ? warm->t1 : Vec3(Vec3::Zero()));
     Vec3 t1, t2;
@@ -205,15 +205,33 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
         f.lambda = warm_lambda;
         rows.push_back(f);
     };
+    const detail::RowSpread* patch_spread = nullptr;
+    if (contact_rows[patch_begin].spread >= 0) {
+        // The patch centre's weights: the mean of its contacts' (the centreline point is linear in them).
+        ContactConstraint mean = head;
+        for (std::size_t k = patch_begin + 1; k < last; ++k)
+            for (std::size_t i = 0; i < mean.spread_a.weight.size(); ++i) {
+                mean.spread_a.weight[i] += contacts[k].spread_a.weight[i];
+                mean.spread_b.weight[i] += contacts[k].spread_b.weight[i];
+            }
+        for (std::size_t i = 0; i < mean.spread_a.weight.size(); ++i) {
+            mean.spread_a.weight[i] /= static_cast<double>(count);
+            mean.spread_b.weight[i] /= static_cast<double>(count);
+        }
+        Row probe;
+        detail::attach_spread(probe, bodies, mean, spreads.emplace_back());
+        patch_spread = &spreads.back();
+    }
     for (const Vec3& t : {t1, t2}) {
         Row f;
         detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
-        if (contact_rows[patch_begin].spread >= 0) {
-            f.spread = &spreads[static_cast<std::size_t>(contact_rows[patch_begin].spread)];
+        if (patch_spread != nullptr) {
+            f.spread = patch_spread;
             detail::add_spread_diagonal(f);
         }
         add_friction(f, head.friction, warm_friction.dot(t));
     }
+    if (patch_spread != nullptr) return;  // point masses take no torque: no torsional row
     // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of its
     // points times the normal impulse (a uniform pressure over the patch).
     double radius = 0;

@@ -199,6 +199,8 @@ struct IslandWorker {
     // iterative method if the active set does not settle.
     bool try_iterative_first(std::span<Row> island, std::span<SolverBody> bodies,
                              const SolverSettings& settings, BlcpResult& result);
+    BlcpResult solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
+                                   const SolverSettings& settings);
     BlcpResult solve_island(std::span<Row> island, std::span<SolverBody> bodies,
                             const SolverSettings& settings);
     // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'

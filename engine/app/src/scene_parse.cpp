@@ -10,6 +10,7 @@
 #include "scene_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -696,10 +697,22 @@ Result<SceneDesc> load_scene(const std::string& path, std::span<const std::strin
     if (std::filesystem::is_directory(path, ec)) return Error{path + ": cannot read: it is a directory"};
     std::ifstream in(path, std::ios::binary);
     if (!in) return Error{path + ": cannot read: " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return Error{path + ": cannot read: " + std::strerror(errno)};
-    return parse_scene(text.str(), path, overrides);
+    // Read in chunks into a string, whose growth throws std::bad_alloc: `text << in.rdbuf()` stopped
+    // silently when its buffer could not grow, and a truncated scene was then reported as invalid JSON.
+    std::string text;
+    try {
+        std::array<char, 1 << 16> chunk;
+        while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
+            text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    } catch (const std::bad_alloc&) {
+        return Error{ErrorCode::out_of_memory, path + ": out of memory while reading the scene"};
+    }
+    if (in.bad()) {
+        if (errno == ENOMEM)
+            return Error{ErrorCode::out_of_memory, path + ": out of memory while reading the scene"};
+        return Error{path + ": cannot read: " + std::strerror(errno)};
+    }
+    return parse_scene(text, path, overrides);
 }
 
 }  // namespace simpulse

@@ -60,8 +60,10 @@ struct ContactConstraint {
     // Consecutive contacts with the same patch id (and bodies) are the points of one contact patch
     // (manifold); in the exact mode they share the patch's friction rows.
     std::uint32_t patch = kNoPatch;
-    // Sides spread over point masses, used where body_a or body_b is kSpreadBody. Such a contact is a patch
-    // of its own (patch kNoPatch).
+    // Sides spread over point masses, used where body_a or body_b is kSpreadBody. The contacts of one patch
+    // share the spread's bodies (one cable segment against one body); their friction rows act at the patch
+    // centre with the mean of the contacts' weights, and a spread patch has no torsional row (point masses
+    // take no torque).
     PointSpread spread_a{}, spread_b{};
 };
 
