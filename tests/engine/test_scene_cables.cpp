@@ -188,6 +188,14 @@ TEST(SceneCables, TheCommandLineExitsWithTwoNamingTheField) {
     }
 }
 
+TEST(SceneCables, ValidateCountsTheCables) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", cable_scene());
+    const CliResult r = run_cli({"validate", "s.json"}, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("3 bodies, 0 joints, 0 springs, 1 cable, dt"), std::string::npos) << r.out;
+}
+
 Vec3 vec(const json& j) {
     return {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()};
 }
