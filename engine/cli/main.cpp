@@ -205,12 +205,16 @@ int validate(const Options& options) {
         spdlog::error("{}", world.error().message);
         return kExitBadInput;
     }
+    // Cables are counted only when there are some: the summary of other scenes reads as before.
+    const std::string cables =
+        scene->cables.empty() ? "" : ", " + count_of(scene->cables.size(), "cable", "cables");
     if (!options.quiet)
-        std::printf("%s: valid: scene \"%s\", %s, %s, %s, dt %g s, duration %g s (%llu steps)\n",
+        std::printf("%s: valid: scene \"%s\", %s, %s, %s%s, dt %g s, duration %g s (%llu steps)\n",
                     scene->file.c_str(), scene->name.c_str(),
                     count_of(scene->bodies.size(), "body", "bodies").c_str(),
                     count_of(scene->joints.size(), "joint", "joints").c_str(),
-                    count_of(scene->springs.size(), "spring", "springs").c_str(), scene->dt, scene->duration,
+                    count_of(scene->springs.size(), "spring", "springs").c_str(), cables.c_str(), scene->dt,
+                    scene->duration,
                     static_cast<unsigned long long>(simpulse::step_count(scene->duration, scene->dt)));
     return 0;
 }

@@ -107,7 +107,8 @@ TEST(SceneValidation, UnknownTopLevelKey) {
         scene_error(R"({"gravty": [0, 0, -1]})"),
         "scene.json: /gravty: unknown key; expected one of simpulse, name, description, gravity, planar, dt, "
         "duration, "
-        "sample_every, solver, collision, dynamics, materials, pairs, bodies, joints, springs");
+        "sample_every, solver, collision, dynamics, materials, pairs, bodies, joints, springs, "
+        "cables");
 }
 
 TEST(SceneValidation, PlanarIsABoolean) {

@@ -128,6 +128,34 @@ void check_recording(const SceneDesc& scene, const Recording& r) {
         r.contacts.size() != 6 * static_cast<std::size_t>(r.contact_offsets.back()))
         throw std::invalid_argument("recording: array sizes do not match the scene's " + std::to_string(b) +
                                     " bodies and the recording's " + std::to_string(n) + " samples");
+    std::size_t points = 0;
+    for (const std::size_t count : r.cable_point_counts) points += count;
+    if (r.cable_point_counts.size() != scene.cables.size() || r.cable_points.size() != 3 * n * points)
+        throw std::invalid_argument("recording: cable arrays do not match the scene's " +
+                                    std::to_string(scene.cables.size()) + " cables and the recording's " +
+                                    std::to_string(n) + " samples");
+}
+
+// The cables for the viewer (only for scenes with cables, so other files keep their bytes): name, radius,
+// material, and where each cable's control points are in the per-sample point list.
+Json cable_extras(const SceneDesc& scene, const Recording& rec, BinaryBuffer& bin, Json& views) {
+    Json list = Json::array();
+    std::size_t offset = 0;
+    for (std::size_t c = 0; c < scene.cables.size(); ++c) {
+        const SceneCable& cable = scene.cables[c];
+        list.push_back({{"name", cable.name},
+                        {"radius", cable.desc.radius},
+                        {"material", scene.materials[cable.desc.material].name},
+                        {"first_point", offset},
+                        {"points", rec.cable_point_counts[c]}});
+        offset += rec.cable_point_counts[c];
+    }
+    return {{"list", std::move(list)},
+            {"point_count", offset},
+            {"bufferView", bin.add_view(rec.cable_points, views)},
+            {"layout",
+             "per sample, per control point of every cable in order: x y z (float32); a uniform cubic "
+             "B-spline through the first and last point (mirrored end points)"}};
 }
 
 // The domino chain's hits: the first contact_begin between the striker and domino_1 and between each pair of
@@ -207,7 +235,7 @@ GlbChunks glb_chunks(const SceneDesc& scene, const Recording& rec, const std::ve
     std::size_t dynamic_count = 0;
     for (const SceneBody& b : scene.bodies) dynamic_count += b.desc.is_static ? 0 : 1;
     bin.reserve(4 * (vertex_data.size() + index_data.size() + samples * (1 + 7 * dynamic_count) +
-                     rec.velocities.size() + rec.contacts.size()) +
+                     rec.velocities.size() + rec.contacts.size() + rec.cable_points.size()) +
                 64);
     const Json vertex_view = bin.add_view(vertex_data, views, kArrayBuffer, 12);
     const Json index_view = bin.add_view(index_data, views, kElementArrayBuffer);
@@ -345,6 +373,7 @@ GlbChunks glb_chunks(const SceneDesc& scene, const Recording& rec, const std::ve
           {"offsets", rec.contact_offsets},
           {"layout", "per point: x y z nx ny nz (float32); sample k: points offsets[k] to offsets[k+1]"}}}};
     if (domino) extras["domino"] = domino_extras(scene, events, *domino);
+    if (!scene.cables.empty()) extras["cables"] = cable_extras(scene, rec, bin, views);
 
     std::string& bytes = bin.bytes();
     while (bytes.size() % 4 != 0) bytes.push_back('\0');

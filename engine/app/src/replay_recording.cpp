@@ -1,5 +1,6 @@
 // Records the states of a running scene for the replay exports (replay.h): at each sample, every body's pose
-// and velocities in single precision, the world's energies and momentum, and the contact points of the step.
+// and velocities in single precision, every cable's control points, the world's energies and momentum, and
+// the contact points of the step.
 #include <simpulse/app/replay.h>
 
 namespace simpulse {
@@ -17,6 +18,15 @@ void record_sample(const SceneWorld& sw, Recording& rec) {
                                                    static_cast<float>(q.z()), static_cast<float>(q.w())});
         for (const Vec3* v : {&s.velocity, &s.angular_velocity})
             for (int k = 0; k < 3; ++k) rec.velocities.push_back(static_cast<float>((*v)[k]));
+    }
+    const bool first = rec.times.size() == 1;
+    for (std::size_t c = 0; c < sw.cables.size(); ++c) {
+        const std::vector<Vec3> points = sw.world.cable_points(sw.cables[c]).value();
+        if (first) rec.cable_point_counts.push_back(points.size());
+        for (const Vec3& p : points)
+            rec.cable_points.insert(
+                rec.cable_points.end(),
+                {static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z())});
     }
     const Energy energy = sw.world.energy();
     rec.kinetic.push_back(energy.kinetic);

@@ -1,5 +1,6 @@
-// Builds a World from a validated scene description: settings, materials and pairs, then bodies, joints and
-// springs in scene order (so creation order, and with it the order of contact event pairs, is scene order).
+// Builds a World from a validated scene description: settings, materials and pairs, then bodies, joints,
+// springs and cables in scene order (so creation order, and with it the order of contact event pairs, is
+// scene order).
 #include <simpulse/app/run.h>
 
 #include <simpulse/dynamics/settings_check.h>
@@ -85,6 +86,14 @@ Result<SceneWorld> build_world(const SceneDesc& scene) {
                                   spring.anchor_b, spring.stiffness, spring.damping, spring.rest_length});
         if (!id) return located(scene, spring.pointer, id.error());
         out.springs.push_back(id.value());
+    }
+    for (const SceneCable& cable : scene.cables) {
+        CableDesc desc = cable.desc;
+        for (std::size_t k = 0; k < desc.pins.size() && k < cable.pin_bodies.size(); ++k)
+            desc.pins[k].body = handle(cable.pin_bodies[k]);
+        const Result<CableId> id = out.world.add_cable(desc);
+        if (!id) return located(scene, cable.pointer, id.error());
+        out.cables.push_back(id.value());
     }
     return out;
 }

@@ -31,6 +31,19 @@ Json bodies(const SceneDesc& scene, const SceneWorld& sw) {
     return out;
 }
 
+// Each cable's control points, in order; the key is only written for scenes with cables, so the documents of
+// scenes without them keep their bytes.
+Json cables(const SceneDesc& scene, const SceneWorld& sw) {
+    Json out = Json::array();
+    for (std::size_t k = 0; k < scene.cables.size() && k < sw.cables.size(); ++k) {
+        Json points = Json::array();
+        if (const Result<std::vector<Vec3>> p = sw.world.cable_points(sw.cables[k]))
+            for (const Vec3& point : p.value()) points.push_back(vec(point));
+        out.push_back(Json{{"name", scene.cables[k].name}, {"points", std::move(points)}});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string scene_detail::layout(const Json& document) {
@@ -87,6 +100,7 @@ Json scene_detail::result_document(const SceneDesc& scene, const SceneWorld& sw,
                               {"b", scene.bodies[e.b].name}});
     r["events"] = std::move(events);
     r["bodies"] = bodies(scene, sw);
+    if (!scene.cables.empty()) r["cables"] = cables(scene, sw);
     const Energy energy = sw.world.energy();
     r["energy"] = Json{{"kinetic", energy.kinetic}, {"potential", energy.potential}};
     r["momentum"] = vec(sw.world.linear_momentum());
@@ -127,6 +141,7 @@ std::string trajectory_line(const SceneDesc& scene, const SceneWorld& sw) {
     Json line = Json::object();
     line["t"] = sw.world.time();
     line["bodies"] = bodies(scene, sw);
+    if (!scene.cables.empty()) line["cables"] = cables(scene, sw);
     return line.dump();
 }
 

@@ -1,8 +1,8 @@
 // Reads a scene document into a validated SceneDesc (scene.h): top-level settings, materials and pairs,
-// bodies with "array" expansion, joints and springs, solver and collision options. Everything is checked
-// in document order so that the message names the first problem in the file. Names may be used before they
-// are defined (a body's material may be listed after the body), so a first pass collects the material and
-// body names and the second pass checks references against them.
+// bodies with "array" expansion, joints, springs and cables, solver and collision options. Everything is
+// checked in document order so that the message names the first problem in the file. Names may be used before
+// they are defined (a body's material may be listed after the body), so a first pass collects the material
+// and body names and the second pass checks references against them.
 #include <simpulse/app/scene.h>
 #include <simpulse/collision/number_text.h>
 #include <simpulse/dynamics/link_ends.h>
@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <new>
 #include <numbers>
@@ -75,11 +76,11 @@ class SceneParser {
         const Node root{document, ""};
         if (!document.is_object()) expected(root, "a scene object");
         collect_names(document);
-        for_each_member(
-            root,
-            {"simpulse", "name", "description", "gravity", "planar", "dt", "duration", "sample_every",
-             "solver", "collision", "dynamics", "materials", "pairs", "bodies", "joints", "springs"},
-            [&](std::string_view key, const Node& v) { top_level(key, v); });
+        for_each_member(root,
+                        {"simpulse", "name", "description", "gravity", "planar", "dt", "duration",
+                         "sample_every", "solver", "collision", "dynamics", "materials", "pairs", "bodies",
+                         "joints", "springs", "cables"},
+                        [&](std::string_view key, const Node& v) { top_level(key, v); });
         resolve();
         return std::move(scene_);
     }
@@ -97,6 +98,11 @@ class SceneParser {
     struct LinkExtra {
         std::string a, b;
         std::optional<double> rest_length;
+    };
+    struct CableExtra {
+        std::string material = "default";
+        bool density_given = false;
+        std::vector<std::string> pin_bodies;  // per pin: a body name or "world"
     };
 
     // ---- pass 1: the names that references may use -------------------------------------------------------
@@ -168,6 +174,8 @@ class SceneParser {
             for_each_element(v, "an array of joints", [&](const Node& j) { joint(j); });
         } else if (key == "springs") {
             for_each_element(v, "an array of springs", [&](const Node& s) { spring(s); });
+        } else if (key == "cables") {
+            for_each_element(v, "an array of cables", [&](const Node& c) { cable(c); });
         }
     }
 
@@ -598,6 +606,106 @@ class SceneParser {
         springs_.push_back(std::move(extra));
     }
 
+    // A pinned entry: a control point index (held by the world) or {"index": i, "body": NAME}. The index is
+    // checked against the number of points once the whole cable has been read.
+    void cable_pin(const Node& node, SceneCable& c, CableExtra& extra) {
+        CablePin pin;
+        std::string body(kWorld);
+        const auto index = [](const Node& v) {
+            return static_cast<std::uint32_t>(read_integer(v, 0,
+                                                           std::numeric_limits<std::uint32_t>::max() - 1,
+                                                           "a control point index (a non-negative integer)"));
+        };
+        if (node.value.is_object()) {
+            for_each_member(node, {"index", "body"}, [&](std::string_view key, const Node& v) {
+                if (key == "index")
+                    pin.index = index(v);
+                else
+                    body = body_reference(v);
+            });
+            require_member(node, "index");
+            require_member(node, "body");
+        } else if (node.value.is_number()) {
+            pin.index = index(node);
+        } else {
+            expected(node, "a control point index or {\"index\": i, \"body\": NAME}");
+        }
+        c.desc.pins.push_back(pin);
+        extra.pin_bodies.push_back(std::move(body));
+    }
+
+    void cable(const Node& node) {
+        SceneCable c;
+        CableExtra extra;
+        c.pointer = node.pointer;
+        for_each_member(
+            node,
+            {"name", "points", "radius", "mass", "density", "material", "pinned", "stretch_stiffness",
+             "bend_stiffness", "collision_group", "collision_mask"},
+            [&](std::string_view key, const Node& v) {
+                if (key == "name") {
+                    c.name = read_string(v);
+                    const auto [it, inserted] = cable_pointers_.emplace(c.name, node.pointer);
+                    if (!inserted)
+                        fail(v.pointer, "duplicate cable name " + json_quoted(c.name) + " (already used by " +
+                                            it->second + ")");
+                } else if (key == "points") {
+                    scene_detail::require_array(v, "an array of control points [[x, y, z], ...]");
+                    if (v.value.size() < 4)
+                        fail(v.pointer, "expected at least 4 control points (one B-spline segment), got " +
+                                            std::to_string(v.value.size()));
+                    for (std::size_t i = 0; i < v.value.size(); ++i) {
+                        c.desc.points.push_back(read_vec3(v.element(i)));
+                        if (i > 0 && c.desc.points[i] == c.desc.points[i - 1])
+                            fail(v.element(i).pointer, "coincides with point " + std::to_string(i - 1) +
+                                                           " (neighbouring control points must be apart)");
+                    }
+                } else if (key == "radius") {
+                    c.desc.radius = read_positive(v);
+                } else if (key == "mass" || key == "density") {
+                    if (partner_comes_first(node, key))
+                        fail(v.pointer, "\"mass\" and \"density\" cannot both be given");
+                    if (key == "mass") {
+                        c.desc.mass = read_positive(v);
+                    } else {
+                        c.desc.density = read_positive(v);
+                        extra.density_given = true;
+                    }
+                } else if (key == "material") {
+                    extra.material = material_reference(v);
+                } else if (key == "pinned") {
+                    for_each_element(v, "an array of pinned control points",
+                                     [&](const Node& p) { cable_pin(p, c, extra); });
+                } else if (key == "stretch_stiffness") {
+                    c.desc.stretch_stiffness = read_positive(v);
+                } else if (key == "bend_stiffness") {
+                    c.desc.bend_stiffness = read_non_negative(v);
+                } else if (key == "collision_group" || key == "collision_mask") {
+                    const auto bits = static_cast<std::uint32_t>(
+                        read_integer(v, 0, 0xffffffffLL, "an integer in [0, 4294967295] (32 bits)"));
+                    (key == "collision_group" ? c.desc.collision_group : c.desc.collision_mask) = bits;
+                }
+            });
+        require_member(node, "name");
+        require_member(node, "points");
+        const std::size_t n = c.desc.points.size();
+        for (std::size_t k = 0; k < c.desc.pins.size(); ++k) {
+            const Node pin = node.member("pinned").element(k);
+            const std::string at = pin.value.is_object() ? child_pointer(pin.pointer, "index") : pin.pointer;
+            if (c.desc.pins[k].index >= n)
+                fail(at, "expected a control point index below " + std::to_string(n) + " (the cable has " +
+                             std::to_string(n) + " points), got " + std::to_string(c.desc.pins[k].index));
+            for (std::size_t j = 0; j < k; ++j)
+                if (c.desc.pins[j].index == c.desc.pins[k].index &&
+                    extra.pin_bodies[j] == extra.pin_bodies[k])
+                    fail(pin.pointer, "control point " + std::to_string(c.desc.pins[k].index) +
+                                          " is already pinned to " + json_quoted(extra.pin_bodies[k]) +
+                                          " by " + node.member("pinned").element(j).pointer);
+        }
+        scene_.cables.push_back(std::move(c));
+        cables_.push_back(std::move(extra));
+    }
+
     // ---- after pass 2: names to indices, defaults that depend on other entries --------------------------
     std::size_t material_id(const std::string& name) const {
         return name == "default" ? 0 : material_index_.at(name);
@@ -644,6 +752,13 @@ class SceneParser {
             scene_.springs[i].body_a = lookup(springs_[i].a);
             scene_.springs[i].body_b = lookup(springs_[i].b);
         }
+        for (std::size_t i = 0; i < scene_.cables.size(); ++i) {
+            SceneCable& c = scene_.cables[i];
+            c.desc.material = static_cast<MaterialId>(material_id(cables_[i].material));
+            if (!cables_[i].density_given)
+                c.desc.density = scene_.materials[c.desc.material].material.density;
+            for (const std::string& body : cables_[i].pin_bodies) c.pin_bodies.push_back(lookup(body));
+        }
         if (step_count(scene_.duration, scene_.dt) > kMaxSteps)
             fail(has_dt_ ? "/dt" : "/duration",
                  "duration / dt is more than " + std::to_string(kMaxSteps) + " steps");
@@ -661,6 +776,8 @@ class SceneParser {
     std::vector<PairExtra> pairs_;
     std::vector<LinkExtra> joints_;
     std::vector<LinkExtra> springs_;
+    std::map<std::string, std::string> cable_pointers_;
+    std::vector<CableExtra> cables_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The determinism check's fingerprint of a run: a 64-bit FNV-1a hash of the exact bit patterns of every
-// body's pose, velocity and angular velocity, in scene order (`simpulse run --hash-every N`). Two runs with
+// body's pose, velocity and angular velocity, in scene order, then of every cable's control points and their
+// velocities (`simpulse run --hash-every N`). Two runs with
 // the same hashes at the same steps went through bit-identical states.
 #include <simpulse/app/run.h>
 
@@ -35,6 +36,13 @@ std::uint64_t state_hash(const SceneWorld& sw) {
         for (int i = 0; i < 4; ++i) mix(hash, state->pose.orientation.coeffs()[i]);
         mix(hash, state->velocity);
         mix(hash, state->angular_velocity);
+    }
+    // Cables after the bodies: a scene without cables hashes exactly as before they existed.
+    for (const CableId id : sw.cables) {
+        if (const Result<std::vector<Vec3>> points = sw.world.cable_points(id))
+            for (const Vec3& p : points.value()) mix(hash, p);
+        if (const Result<std::vector<Vec3>> velocities = sw.world.cable_velocities(id))
+            for (const Vec3& v : velocities.value()) mix(hash, v);
     }
     return hash;
 }

@@ -1,6 +1,6 @@
 // The simpulse replay viewer (docs/replay.md): loads the GLB embedded in the page, shows it with three.js
 // (orbit camera, play/pause, time scrubber, playback speed, follow a body, contact points and normals, click a
-// body for its name and state) beside plots synchronised with the time cursor. window.simpulse exposes the
+// body for its name and state, cables as tubes) beside plots synchronised with the time cursor. window.simpulse exposes the
 // state the browser test reads (tests/viewer/replay.test.mjs).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -8,6 +8,7 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import uplotCss from 'uplot/dist/uPlot.min.css';
 import { embeddedGlb, parseGlb, floatView } from './glb.js';
 import { makePlots } from './plots.js';
+import { makeCables } from './cables.js';
 import { pageCss, buildPage } from './page.js';
 
 function addStyle(text) {
@@ -70,6 +71,15 @@ async function start() {
     if (a && a.nodes !== undefined && a.nodes < bodyCount && bodies[a.nodes] === null) bodies[a.nodes] = o;
   });
   const bodyIndex = new Map(bodies.map((o, i) => [o, i]));
+  // Cables: tubes rebuilt at each shown time, coloured like a dynamic body of their material.
+  const colourOf = (name) => {
+    const m = (glb.json.materials || []).find((x) => x.name === name);
+    const c = m ? m.pbrMetallicRoughness.baseColorFactor : [0.55, 0.4, 0.25, 1];
+    return new THREE.Color(c[0], c[1], c[2]);
+  };
+  const cablePoints = extras.cables ? view(extras.cables.bufferView) : new Float32Array(0);
+  const cables = makeCables(extras, cablePoints, colourOf);
+  for (const mesh of cables.meshes) scene.add(mesh);
   const byName = new Map(extras.bodies.map((b, i) => [b.name, i]));
 
   const mixer = new THREE.AnimationMixer(gltf.scene);
@@ -98,6 +108,15 @@ async function start() {
         p.fromArray(track.values, k);
         box.expandByPoint(p.clone().addScalar(reach)).expandByPoint(p.clone().addScalar(-reach));
       }
+    }
+  }
+  // Every recorded control point of the cables, grown by their radius.
+  if (cables.count > 0) {
+    const p = new THREE.Vector3();
+    const reach = Math.max(...extras.cables.list.map((c) => c.radius));
+    for (let i = 0; i + 2 < cablePoints.length; i += 3) {
+      p.fromArray(cablePoints, i);
+      box.expandByPoint(p.clone().addScalar(reach)).expandByPoint(p.clone().addScalar(-reach));
     }
   }
   for (const wanted of [(b) => b.shape !== 'plane', () => true]) {
@@ -199,6 +218,11 @@ async function start() {
     ui.scrubber.value = String(time);
     ui.energy.textContent = `kinetic ${fmt(extras.kinetic[k], 3)} J, potential ${fmt(extras.potential[k], 3)} J`;
     updateContacts(k);
+    if (cables.count > 0) {
+      const next = Math.min(k + 1, times.length - 1);
+      const f = next > k ? Math.min(Math.max((time - times[k]) / (times[next] - times[k]), 0), 1) : 0;
+      cables.update(k, next, f);
+    }
     if (followed >= 0) {
       const now = bodies[followed].position;
       camera.position.add(now.clone().sub(followed_at));
@@ -249,6 +273,9 @@ async function start() {
     frames: 0,
     duration,
     bodyNames: extras.bodies.map((b) => b.name),
+    cableNames: extras.cables ? extras.cables.list.map((c) => c.name) : [],
+    // Tube meshes in the rendered scene (one per cable).
+    sceneCableCount: () => cables.meshes.filter((m) => m.parent !== null).length,
     // Objects of the rendered scene graph that stand for a body (one per body when the file is right).
     sceneBodyCount: () => bodies.filter((o) => o !== null && o.parent !== null).length,
     time: () => time,

@@ -38,6 +38,10 @@ struct Recording {
     // each x y z nx ny nz (position midway between the surfaces, unit normal from the first body).
     std::vector<std::uint32_t> contact_offsets{0};
     std::vector<float> contacts;
+    // Cables (scene order): cable_point_counts[c] control points each; per sample, every cable's points in
+    // order, x y z.
+    std::vector<std::size_t> cable_point_counts;
+    std::vector<float> cable_points;
 };
 
 // Appends the world's current state as a sample.
@@ -46,7 +50,8 @@ void record_sample(const SceneWorld& world, Recording& recording);
 // The run as a binary glTF 2.0 file (GLB): per body (scene order) a node and a mesh named after it, the mesh
 // a display tessellation in the body frame coloured by its material; one animation "simulation" with a
 // translation and a rotation channel per dynamic body at the sample times (linear interpolation); the scene
-// name, the contact events, the totals and the contact points in extras (docs/replay.md). Coordinates are the
+// name, the contact events, the totals and the contact points in extras, and for a scene with cables their
+// control points per sample (drawn as tubes by the HTML viewer; docs/replay.md). Coordinates are the
 // scene's (metres, its own up axis: extras.simpulse.up). Throws std::invalid_argument if the recording does
 // not match the scene (body count, array sizes).
 std::string gltf_binary(const SceneDesc& scene, const Recording& recording,

@@ -19,16 +19,17 @@
 
 namespace simpulse {
 
-// A World built from a scene, with the handles of its bodies, joints and springs in scene order.
+// A World built from a scene, with the handles of its bodies, joints, springs and cables in scene order.
 struct SceneWorld {
     World world;
     std::vector<BodyId> bodies;
     std::vector<JointId> joints;
     std::vector<SpringId> springs;
+    std::vector<CableId> cables;
 };
 
-// Creates the materials, bodies, joints and springs of the scene. Fails with "FILE: /pointer: message" if the
-// World rejects an entry that the reader accepted.
+// Creates the materials, bodies, joints, springs and cables of the scene. Fails with "FILE: /pointer:
+// message" if the World rejects an entry that the reader accepted.
 Result<SceneWorld> build_world(const SceneDesc& scene);
 
 // The World's description of a scene joint; `bodies` are the handles of the scene's bodies (SceneWorld).
@@ -113,11 +114,13 @@ RunReport run_scene(const SceneDesc& scene, SceneWorld& world, const RunOptions&
 // final newline. Non-finite numbers appear as null.
 std::string result_json(const SceneDesc& scene, const SceneWorld& world, const RunReport& report);
 
-// 64-bit FNV-1a hash of the bit patterns of every body's pose, velocity and angular velocity, in scene order:
-// equal hashes at equal steps mean bit-identical runs (`simpulse run --hash-every N`).
+// 64-bit FNV-1a hash of the bit patterns of every body's pose, velocity and angular velocity, in scene order,
+// then of every cable's control points and their velocities (nothing for a scene without cables): equal
+// hashes at equal steps mean bit-identical runs (`simpulse run --hash-every N`).
 std::uint64_t state_hash(const SceneWorld& world);
 
-// The current state as one trajectory line, without the newline: {"t": ..., "bodies": [...]}.
+// The current state as one trajectory line, without the newline: {"t": ..., "bodies": [...]}, and
+// "cables": [...] when the scene has cables.
 std::string trajectory_line(const SceneDesc& scene, const SceneWorld& world);
 
 }  // namespace simpulse

@@ -73,6 +73,15 @@ struct SceneSpring {
     double rest_length = 0;
 };
 
+// A cable (contract "Cables"; docs/scene-format.md): desc.pins[k].body is left invalid here and filled by
+// build_world from pin_bodies; desc.material indexes SceneDesc::materials.
+struct SceneCable {
+    std::string name;  // unique among the cables
+    std::string pointer;
+    CableDesc desc;
+    std::vector<std::size_t> pin_bodies;  // per desc.pins entry: scene body index, or kSceneWorld
+};
+
 struct SceneDesc {
     std::string file;        // as given to the reader; every message about the scene starts with it
     std::string name;        // the "name" key, else the file name without directory and extension
@@ -85,6 +94,7 @@ struct SceneDesc {
     std::vector<SceneBody> bodies;  // after "array" expansion, in document order (= creation order)
     std::vector<SceneJoint> joints;
     std::vector<SceneSpring> springs;
+    std::vector<SceneCable> cables;  // in document order (created after bodies, joints and springs)
 };
 
 // Largest number of steps a run may take (duration / dt); more is treated as a mistake in the input.
