@@ -4,6 +4,7 @@
 #include "solver_impl.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace simpulse {
 
@@ -127,12 +128,13 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
 
 // Islands with cable contacts (rows with point-mass terms, Row::spread). The friction rows of a cable lying
 // straight are redundant with its rods (a single tangential degree of freedom along it, a friction row per
-// segment): a degenerate complementarity problem on which the direct active set stalled or blew up
-// (residuals above 1e11 m/s on a box resting on three cables), and the Newton method's two-body blocks do not
-// hold these rows. So: a warm start that solves the island is kept; otherwise the iterative sweeps run; if
-// they miss the tolerance, the direct method (at most max_active_set_iterations, no fallbacks) starts from
-// their impulses and is kept only if it converged to a smaller residual; otherwise the sweeps' answer stays,
-// counted as missed above the tolerance.
+// segment): a degenerate complementarity problem on which the direct active set may stall or blow up
+// (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance), and
+// the Newton method's two-body blocks do not hold these rows. So: a warm start that solves the island is
+// kept; otherwise the direct method runs (at most max_active_set_iterations, no fallbacks) and is kept if it
+// reaches the tolerance; otherwise the sweeps run from the warm start, and the closer of the two answers is
+// kept (a non-converged direct answer counts only with a finite residual), counted as missed above the
+// tolerance.
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                                      const SolverSettings& settings) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -143,31 +145,35 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
         record(result, true, settings);
         return result;
     }
-    BlcpResult iterative = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
-                                                        settings.iterative_tolerance);
-    if (iterative.residual <= settings.tolerance) {
-        record(iterative, false, settings);
-        return iterative;
-    }
-    polish_lambda.resize(island.size());
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        detail::apply_row_impulse(island[i], -island[i].lambda, bodies);
-        polish_lambda[i] = island[i].lambda;
-    }
+    polish_lambda.resize(island.size());  // the warm start
+    for (std::size_t i = 0; i < island.size(); ++i) polish_lambda[i] = island[i].lambda;
     BlcpResult direct =
         detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
                                   settings.dense_max_rows, /*give_up=*/true);
-    if (direct.converged && direct.residual < iterative.residual) {
-        direct.iterations += iterative.iterations;
+    if (direct.converged && direct.residual <= settings.tolerance) {
         record(direct, true, settings);
         return direct;
     }
+    spread_lambda.resize(island.size());  // the direct answer, back to the warm start for the sweeps
     for (std::size_t i = 0; i < island.size(); ++i) {
-        detail::apply_row_impulse(island[i], polish_lambda[i] - island[i].lambda, bodies);
+        spread_lambda[i] = island[i].lambda;
+        detail::apply_row_impulse(island[i], -island[i].lambda, bodies);
         island[i].lambda = polish_lambda[i];
     }
+    BlcpResult iterative = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
+                                                        settings.iterative_tolerance);
     iterative.iterations += direct.iterations;
     iterative.pivots += direct.pivots;
+    if (std::isfinite(direct.residual) && direct.residual < iterative.residual) {
+        for (std::size_t i = 0; i < island.size(); ++i) {
+            detail::apply_row_impulse(island[i], spread_lambda[i] - island[i].lambda, bodies);
+            island[i].lambda = spread_lambda[i];
+        }
+        direct.iterations = iterative.iterations;
+        direct.pivots = iterative.pivots;
+        record(direct, true, settings);
+        return direct;
+    }
     record(iterative, false, settings);
     return iterative;
 }

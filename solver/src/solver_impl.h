@@ -121,6 +121,7 @@ struct IslandWorker {
     std::vector<Row> island_rows;       // rows of the island being solved, contiguous
     std::vector<double> approach;       // pre-solve w of the island's rows
     std::vector<double> polish_lambda;  // iterative impulses of a mid-size island (try_iterative_first)
+    std::vector<double> spread_lambda;  // the direct answer of an island with cable contacts
     std::vector<Row> recheck_rows;
     BlcpWorkspace workspace;
     NewtonWorkspace newton;
