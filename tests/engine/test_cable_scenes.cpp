@@ -56,9 +56,11 @@ TEST(CableScenes, RopeDrapesOverTheBoxAndHangsDownBothSides) {
         for (const Vec3& c : run.centreline())
             deepest = std::max(deepest, r - box_distance(c, Vec3(0, 0, 0.5), Vec3(0.5, 0.5, 0.5)));
     });
-    // The rope's free ends whip against the box's sides: at t = 1.42 s the last control point, moving at
-    // 1.7 m/s, enters by 5.8 mm (0.29 r) for one step; resting on the box it stays within 0.03 r.
-    EXPECT_LT(deepest, 0.35 * r) << "the rope entered the box";
+    // The rope's free ends swing against the box's sides: at step 109 the middle of each end segment enters
+    // by 2.9 mm (0.146 r) for a step. A segment along a face has speculative contacts only at the local
+    // minima of its distance (here its end u = 0 and the junction with the next segment), and the end
+    // segment bends into the face between them (docs/cables.md). Resting on the box it stays within 0.03 r.
+    EXPECT_LT(deepest, 0.2 * r) << "the rope entered the box by " << deepest / r << " r";
     const std::vector<Vec3> p = run.points();
     for (const Vec3& point : p) EXPECT_TRUE(point.allFinite());
     // Both ends hang beside the box, well below its top; the middle lies on it.
