@@ -54,7 +54,8 @@ BlcpResult detail::IslandWorker::solve_large_island(std::span<Row> island, std::
 
 BlcpResult detail::IslandWorker::solve_island(std::span<Row> island, std::span<SolverBody> bodies,
                                               const SolverSettings& settings) {
-    if (std::any_of(island.begin(), island.end(), [](const Row& r) { return r.spread != nullptr; }))
+    if (!spreads.empty() &&
+        std::any_of(island.begin(), island.end(), [](const Row& r) { return r.spread != nullptr; }))
         return solve_spread_island(island, bodies, settings);
     const int size = static_cast<int>(island.size());
     if (size > settings.direct_max_rows) return solve_large_island(island, bodies, settings);

@@ -132,12 +132,17 @@ void make_row(Row& row, std::span<const SolverBody> bodies, std::uint32_t a, std
 // share of the diagonal is added. Returns false (row unchanged) if the contact has no spread side.
 bool attach_spread(Row& row, std::span<const SolverBody> bodies, const ContactConstraint& c,
                    RowSpread& spread);
+// f(body, weight) for each used entry of a spread side (non-zero weight, a body of `bodies`).
+template <class F>
+inline void for_each_spread_point(const PointSpread& side, std::span<const SolverBody> bodies, F&& f) {
+    for (std::size_t k = 0; k < side.body.size(); ++k)
+        if (side.weight[k] != 0 && side.body[k] < bodies.size()) f(side.body[k], side.weight[k]);
+}
 // Sum of w_i x_i over a spread side's point masses (all of them, movable or not).
 inline Vec3 spread_position(const PointSpread& side, std::span<const SolverBody> bodies) {
     Vec3 x = Vec3::Zero();
-    for (std::size_t k = 0; k < side.body.size(); ++k)
-        if (side.weight[k] != 0 && side.body[k] < bodies.size())
-            x += side.weight[k] * bodies[side.body[k]].position;
+    for_each_spread_point(side, bodies,
+                          [&](std::uint32_t body, double weight) { x += weight * bodies[body].position; });
     return x;
 }
 // Adds the diagonal share of the row's spread terms (for a row given an existing spread).

@@ -23,9 +23,10 @@ bool is_movable(std::span<const SolverBody> bodies, std::uint32_t i) {
 // A spread side of the contact has a movable point mass.
 bool moves_spread(std::span<const SolverBody> bodies, const ContactConstraint& c) {
     auto moves = [&](const PointSpread& side) {
-        for (std::size_t k = 0; k < side.body.size(); ++k)
-            if (side.weight[k] != 0 && is_movable(bodies, side.body[k])) return true;
-        return false;
+        bool any = false;
+        detail::for_each_spread_point(
+            side, bodies, [&](std::uint32_t body, double) { any = any || is_movable(bodies, body); });
+        return any;
     };
     return (c.body_a == kSpreadBody && moves(c.spread_a)) || (c.body_b == kSpreadBody && moves(c.spread_b));
 }
@@ -34,9 +35,9 @@ Vec3 side_velocity(std::span<const SolverBody> bodies, std::uint32_t body, const
                    const Vec3& point) {
     Vec3 v = Vec3::Zero();
     if (body == kSpreadBody) {
-        for (std::size_t k = 0; k < spread.body.size(); ++k)
-            if (spread.weight[k] != 0 && is_movable(bodies, spread.body[k]))
-                v += spread.weight[k] * bodies[spread.body[k]].velocity;
+        detail::for_each_spread_point(spread, bodies, [&](std::uint32_t mass_point, double weight) {
+            if (is_movable(bodies, mass_point)) v += weight * bodies[mass_point].velocity;
+        });
     } else if (is_movable(bodies, body)) {
         v = bodies[body].velocity + bodies[body].angular_velocity.cross(point - bodies[body].position);
     }
@@ -415,7 +416,7 @@ Solver::Impl::Impl() {
 
 void Solver::Impl::add_worker() {
     workers.push_back(std::make_unique<detail::IslandWorker>(rows, contact_rows, local_index, joint_levers,
-                                                             joint_plain_steps, joint_redundant));
+                                                             joint_plain_steps, joint_redundant, spreads));
 }
 
 // Mode exact: the islands (each through IslandWorker::solve's phases), then the contacts' impulses and the

@@ -98,10 +98,12 @@ struct IslandPass {
 struct IslandWorker {
     IslandWorker(std::vector<Row>& rows_, std::vector<ContactRows>& contact_rows_,
                  std::vector<std::int32_t>& local_index_, const std::vector<JointLevers>& joint_levers_,
-                 std::vector<std::uint8_t>& joint_plain_steps_, std::vector<std::uint8_t>& joint_redundant_)
+                 std::vector<std::uint8_t>& joint_plain_steps_, std::vector<std::uint8_t>& joint_redundant_,
+                 const std::vector<RowSpread>& spreads_)
         : rows(rows_),
           contact_rows(contact_rows_),
           local_index(local_index_),
+          spreads(spreads_),
           joint_levers(joint_levers_),
           joint_plain_steps(joint_plain_steps_),
           joint_redundant(joint_redundant_) {}
@@ -109,6 +111,9 @@ struct IslandWorker {
     std::vector<Row>& rows;  // all rows of the step, global order
     std::vector<ContactRows>& contact_rows;
     std::vector<std::int32_t>& local_index;  // global row -> index within its island
+    // The step's point-mass terms (Solver::Impl::spreads): empty when no cable touches anything, so islands
+    // need not look for spread rows.
+    const std::vector<RowSpread>& spreads;
     const std::vector<JointLevers>& joint_levers;
     // Per joint: steps left during which it keeps J v = 0, because its curvature targets did not fit the
     // spins the solve left (set_joint_targets).
