@@ -1,10 +1,12 @@
 // The exact mode's choice of method for one island's boxed LCP (blcp.h): the direct active-set method for
-// small islands, the iterative sweeps first for mid-size contact islands, and for islands above
-// direct_max_rows the sweeps with the Newton method (newton.h) where they end above iterative_accept.
+// small islands, the iterative sweeps first for mid-size contact islands, for islands above direct_max_rows
+// the sweeps with the Newton method (newton.h) where they end above iterative_accept, and for islands with
+// cable contacts the direct method with the Newton method where it misses the tolerance.
 #include "solver_impl.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace simpulse {
 
@@ -13,11 +15,15 @@ using detail::Row;
 using detail::RowKind;
 
 void detail::IslandWorker::record(const BlcpResult& result, bool direct, const SolverSettings& settings) {
-    stats.iterations += result.iterations;
+    record_answer(result, settings);
     stats.pivots += result.pivots;
+    (direct ? stats.direct_islands : stats.iterative_islands) += 1;
+}
+
+void detail::IslandWorker::record_answer(const BlcpResult& result, const SolverSettings& settings) {
+    stats.iterations += result.iterations;
     stats.residual = std::max(stats.residual, result.residual);
     stats.missed_islands += result.residual > settings.tolerance;
-    (direct ? stats.direct_islands : stats.iterative_islands) += 1;
 }
 
 BlcpResult detail::IslandWorker::solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
@@ -35,20 +41,24 @@ BlcpResult detail::IslandWorker::solve_large_island(std::span<Row> island, std::
     // the answer they leave let a 14-box 1:1000 tower (residual 0.12 m/s) and a 50-box tower (0.0088 m/s)
     // sink through themselves. The Newton method solves the island from the sweeps' impulses.
     for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+    const BlcpResult result = solve_newton(island, bodies, settings, r.iterations);
+    record_answer(result, settings);
+    return result;
+}
+
+BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<SolverBody> bodies,
+                                              const SolverSettings& settings, int earlier_iterations) {
     detail::NewtonSettings newton_settings;
     newton_settings.tolerance = settings.tolerance;
     newton_settings.max_factorizations = settings.newton_max_factorizations;
     const detail::NewtonResult n = detail::solve_blcp_newton(island, bodies, newton, newton_settings);
     BlcpResult result;
-    result.iterations = r.iterations + n.newton;
+    result.iterations = earlier_iterations + n.newton;
     result.residual = n.residual;
     result.converged = n.converged;
     stats.newton_islands += 1;
     stats.factorizations += n.factorizations;
     stats.relative_residual = std::max(stats.relative_residual, n.relative);
-    stats.iterations += result.iterations;
-    stats.residual = std::max(stats.residual, result.residual);
-    stats.missed_islands += result.residual > settings.tolerance;
     return result;
 }
 
@@ -127,15 +137,25 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     return true;
 }
 
+// Replaces the island's impulses (applied to the bodies) by `lambda`.
+void detail::IslandWorker::switch_answer(std::span<Row> island, std::span<SolverBody> bodies,
+                                         std::span<const double> lambda) {
+    for (std::size_t i = 0; i < island.size(); ++i) {
+        detail::apply_row_impulse(island[i], lambda[i] - island[i].lambda, bodies);
+        island[i].lambda = lambda[i];
+    }
+}
+
 // Islands with cable contacts (rows with point-mass terms, Row::spread). The friction rows of a cable lying
 // straight are redundant with its rods (a single tangential degree of freedom along it, a friction row per
-// segment): a degenerate complementarity problem on which the direct active set may stall or blow up
-// (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance), and
-// the Newton method's two-body blocks do not hold these rows. So: a warm start that solves the island is
-// kept; otherwise the direct method runs (at most max_active_set_iterations, no fallbacks) and is kept if it
-// reaches the tolerance; otherwise the sweeps run from the warm start, and the closer of the two answers is
-// kept (a non-converged direct answer counts only with a finite residual), counted as missed above the
-// tolerance.
+// segment): a degenerate complementarity problem. On it the direct active set may stall or blow up
+// (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance), the
+// sweeps stall a few mm/s from the answer, and the Newton method's proximal loop converges but not always
+// within its factorisation budget while contacts change. So: a warm start that solves the island is kept;
+// otherwise the direct method runs (at most max_active_set_iterations, no fallbacks) and is kept if it
+// reaches the tolerance, as it does on small islands at a fraction of the Newton method's cost; otherwise the
+// Newton method solves the island from the warm start, and if it too misses the tolerance, the sweeps do; the
+// closest of the answers is kept (a non-converged direct answer counts only with a finite residual).
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                                      const SolverSettings& settings) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -148,35 +168,39 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
     }
     polish_lambda.resize(island.size());  // the warm start
     for (std::size_t i = 0; i < island.size(); ++i) polish_lambda[i] = island[i].lambda;
-    BlcpResult direct =
-        detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
-                                  settings.dense_max_rows, /*give_up=*/true);
-    if (direct.converged && direct.residual <= settings.tolerance) {
-        record(direct, true, settings);
-        return direct;
+    BlcpResult best = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
+                                                settings.dense_max_rows, /*give_up=*/true);
+    if (best.converged && best.residual <= settings.tolerance) {
+        record(best, true, settings);
+        return best;
     }
-    spread_lambda.resize(island.size());  // the direct answer, back to the warm start for the sweeps
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        spread_lambda[i] = island[i].lambda;
-        detail::apply_row_impulse(island[i], -island[i].lambda, bodies);
-        island[i].lambda = polish_lambda[i];
-    }
-    BlcpResult iterative = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
-                                                        settings.iterative_tolerance);
-    iterative.iterations += direct.iterations;
-    iterative.pivots += direct.pivots;
-    if (std::isfinite(direct.residual) && direct.residual < iterative.residual) {
-        for (std::size_t i = 0; i < island.size(); ++i) {
-            detail::apply_row_impulse(island[i], spread_lambda[i] - island[i].lambda, bodies);
-            island[i].lambda = spread_lambda[i];
+    if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
+    int iterations = best.iterations;
+    stats.pivots += best.pivots;
+    // spread_lambda holds the best answer so far; the island is reset to the warm start for the next method.
+    auto try_method = [&](auto&& method) {
+        spread_lambda.resize(island.size());
+        for (std::size_t i = 0; i < island.size(); ++i) spread_lambda[i] = island[i].lambda;
+        switch_answer(island, bodies, polish_lambda);
+        for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+        const BlcpResult r = method();
+        iterations += r.iterations;
+        if (r.residual < best.residual) {
+            best = r;
+            return;
         }
-        direct.iterations = iterative.iterations;
-        direct.pivots = iterative.pivots;
-        record(direct, true, settings);
-        return direct;
-    }
-    record(iterative, false, settings);
-    return iterative;
+        switch_answer(island, bodies, spread_lambda);
+    };
+    try_method([&] { return solve_newton(island, bodies, settings, 0); });
+    if (best.residual > settings.tolerance)
+        try_method([&] {
+            stats.iterative_islands += 1;
+            return detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
+                                                settings.iterative_tolerance);
+        });
+    best.iterations = iterations;
+    record_answer(best, settings);
+    return best;
 }
 
 }  // namespace simpulse

@@ -28,6 +28,8 @@
 // Working in u keeps the round-off of the stiff rows (1 / p) proportional to the remaining correction, not to
 // the velocities.
 //
+// A row may also have point-mass terms (Row::spread, cable contacts): J then has a linear block weight dir on
+// each of up to eight more bodies, and a free row adds J_i^T J_i / p_i between every two of them.
 // H is factorised as a dense LDL^T for small islands and a sparse one otherwise, on the pattern of the body
 // pairs that free rows join, ordered by approximate minimum degree on the graph of bodies (Eigen's
 // AMDOrdering); the ordering and the symbolic analysis are kept while that pattern does not change, and a
@@ -98,13 +100,16 @@ class Island {
     void write_back(const std::vector<double>& lambda);
 
   private:
-    void set_bounds();                        // friction bounds from the centre's normal impulses
+    void set_bounds();  // friction bounds from the centre's normal impulses
+    // J_i x: the row's a and b terms, then its point-mass terms.
+    double row_velocity(std::size_t i, const Eigen::VectorXd& x) const;
     void evaluate(const Eigen::VectorXd& u);  // w, impulses, free rows and the gradient at u
     double gradient_velocity() const;         // largest |M^-1 gradient| component, m/s or rad/s
     void factorise();
-    // Calls f(1 / p_i, local body a, local body b, J_a, J_b) for each free row (J of an absent body: zero).
-    template <class F>
-    void for_each_free_row(F&& f) const;
+    // H += s j j^T on body x's diagonal block; H += s (jx jy^T + jy jx^T) between bodies x != y.
+    void add_diagonal_block(std::int32_t x, const Vec6& j, double s);
+    void add_cross_blocks(std::int32_t x, const Vec6& jx, std::int32_t y, const Vec6& jy, double s);
+    void add_free_row(std::size_t i);  // J_i^T J_i / p_i of a free row
     void solve_step();
     double line_search();
     void build_sparse_pattern();
@@ -132,9 +137,24 @@ void Island::gather(int dense_max_bodies) {
         }
         return ws.local_of[g];
     };
+    ws.spread_start.assign(n + 1, 0);
+    ws.spread_body.clear();
+    ws.spread_weight.clear();
     for (std::size_t i = 0; i < n; ++i) {
         ws.row_a[i] = local(rows_[i].a);
         ws.row_b[i] = local(rows_[i].b);
+        const auto first = ws.spread_body.size();
+        for_each_spread_term(rows_[i], [&](std::uint32_t g, double weight, double) {
+            const std::int32_t body = local(g);
+            for (std::size_t k = first; k < ws.spread_body.size(); ++k)
+                if (ws.spread_body[k] == body) {
+                    ws.spread_weight[k] += weight;
+                    return;
+                }
+            ws.spread_body.push_back(body);
+            ws.spread_weight.push_back(weight);
+        });
+        ws.spread_start[i + 1] = static_cast<std::int32_t>(ws.spread_body.size());
     }
     const std::size_t nb = ws.body_of.size();
     ws.mass.resize(nb);
@@ -182,7 +202,24 @@ void Island::velocities_from(const std::vector<double>& lambda) {
             ws.v.segment<3>(6 * b) += (r.inv_mass_b * l) * r.dir;
             ws.v.segment<3>(6 * b + 3) += l * r.inv_ang_b;
         }
+        for (auto k = static_cast<std::size_t>(ws.spread_start[i]);
+             k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k) {
+            const std::int32_t p = ws.spread_body[k];
+            ws.v.segment<3>(6 * p) +=
+                (ws.spread_weight[k] * bodies_[ws.body_of[static_cast<std::size_t>(p)]].inverse_mass * l) *
+                r.dir;
+        }
     }
+}
+
+double Island::row_velocity(std::size_t i, const Eigen::VectorXd& x) const {
+    const NewtonWorkspace& ws = ws_;
+    const Row& r = rows_[i];
+    double w = row_velocity_of(r, ws.row_a[i], ws.row_b[i], x);
+    for (auto k = static_cast<std::size_t>(ws.spread_start[i]);
+         k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k)
+        w += ws.spread_weight[k] * r.dir.dot(x.segment<3>(6 * ws.spread_body[k]));
+    return w;
 }
 
 std::pair<double, double> Island::residual(const std::vector<double>& lambda) {
@@ -190,7 +227,7 @@ std::pair<double, double> Island::residual(const std::vector<double>& lambda) {
     double worst = 0, worst_impulse = 0, scale = 0;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
-        const double v = row_velocity_of(r, ws.row_a[i], ws.row_b[i], ws.v) - r.target;
+        const double v = row_velocity(i, ws.v) - r.target;
         ws.offset[i] = v;
         double lo = -kInfinity, hi = kInfinity;
         if (unilateral(r.kind)) lo = 0;
@@ -243,7 +280,7 @@ void Island::evaluate(const Eigen::VectorXd& u) {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
         const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
-        ws.w[i] = ws.offset[i] + row_velocity_of(r, a, b, u);  // J v - t
+        ws.w[i] = ws.offset[i] + row_velocity(i, u);  // J v - t
         const double z = ws.centre[i] - ws.w[i] / ws.penalty[i];
         ws.free[i] = z > ws.lo[i] && z < ws.hi[i];
         ws.impulse[i] = std::clamp(z, ws.lo[i], ws.hi[i]);
@@ -251,6 +288,9 @@ void Island::evaluate(const Eigen::VectorXd& u) {
         if (change == 0) continue;
         if (a >= 0) ws.force.segment<6>(6 * a) -= change * jacobian_a(r);
         if (b >= 0) ws.force.segment<6>(6 * b) -= change * jacobian_b(r);
+        for (auto k = static_cast<std::size_t>(ws.spread_start[i]);
+             k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k)
+            ws.force.segment<3>(6 * ws.spread_body[k]) -= (change * ws.spread_weight[k]) * r.dir;
     }
 }
 
@@ -273,7 +313,17 @@ void Island::build_sparse_pattern() {
     pairs.clear();
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
-        if (ws.free[i] && a >= 0 && b >= 0 && a != b) pairs.emplace_back(std::min(a, b), std::max(a, b));
+        if (!ws.free[i]) continue;
+        if (a >= 0 && b >= 0 && a != b) pairs.emplace_back(std::min(a, b), std::max(a, b));
+        // A row with point-mass terms joins every two of its bodies.
+        const auto first = static_cast<std::size_t>(ws.spread_start[i]);
+        for (auto k = first; k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k) {
+            const std::int32_t p = ws.spread_body[k];
+            for (std::int32_t other : {a, b})
+                if (other >= 0 && other != p) pairs.emplace_back(std::min(other, p), std::max(other, p));
+            for (auto l = first; l < k; ++l)
+                pairs.emplace_back(std::min(ws.spread_body[l], p), std::max(ws.spread_body[l], p));
+        }
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -336,14 +386,68 @@ void Island::build_sparse_pattern() {
     ws.sparse.analyzePattern(ws.h);
 }
 
-template <class F>
-void Island::for_each_free_row(F&& f) const {
+void Island::add_diagonal_block(std::int32_t x, const Vec6& j, double s) {
+    NewtonWorkspace& ws = ws_;
+    if (dense_) {
+        ws.dense_h.block<6, 6>(6 * x, 6 * x).noalias() += s * j * j.transpose();
+        return;
+    }
+    double* value = ws.h.valuePtr();
+    const int* outer = ws.h.outerIndexPtr();
+    const std::int32_t p = ws.position[static_cast<std::size_t>(x)];
+    for (int q = 0; q < 6; ++q)
+        for (int r = q; r < 6; ++r) value[outer[6 * p + q] + (r - q)] += s * j[r] * j[q];
+}
+
+void Island::add_cross_blocks(std::int32_t x, const Vec6& jx, std::int32_t y, const Vec6& jy, double s) {
+    NewtonWorkspace& ws = ws_;
+    if (dense_) {
+        ws.dense_h.block<6, 6>(6 * x, 6 * y).noalias() += s * jx * jy.transpose();
+        ws.dense_h.block<6, 6>(6 * y, 6 * x).noalias() += s * jy * jx.transpose();
+        return;
+    }
+    if (x == y) return;
+    const std::int32_t px = ws.position[static_cast<std::size_t>(x)];
+    const std::int32_t py = ws.position[static_cast<std::size_t>(y)];
+    // Block (row block R, column block C), R > C: entry (r, q) is s j_R[r] j_C[q].
+    const std::int32_t c = std::min(px, py), row_block = std::max(px, py);
+    const Vec6& jr = px > py ? jx : jy;
+    const Vec6& jc = px > py ? jy : jx;
+    const auto first = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c)];
+    const auto last = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c) + 1];
+    const auto slot = static_cast<int>(std::lower_bound(first, last, row_block) - first);
+    double* value = ws.h.valuePtr();
+    const int* outer = ws.h.outerIndexPtr();
+    for (int q = 0; q < 6; ++q) {
+        double* column = value + outer[6 * c + q] + (6 - q) + 6 * slot;
+        const double f = s * jc[q];
+        for (int r = 0; r < 6; ++r) column[r] += f * jr[r];
+    }
+}
+
+void Island::add_free_row(std::size_t i) {
     const NewtonWorkspace& ws = ws_;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-        if (!ws.free[i]) continue;
-        const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
-        f(1.0 / ws.penalty[i], a, b, a >= 0 ? jacobian_a(rows_[i]) : Vec6::Zero(),
-          b >= 0 ? jacobian_b(rows_[i]) : Vec6::Zero());
+    const Row& row = rows_[i];
+    const double s = 1.0 / ws.penalty[i];
+    const std::int32_t a = ws.row_a[i], b = ws.row_b[i];
+    const Vec6 ja = a >= 0 ? jacobian_a(row) : Vec6::Zero();
+    const Vec6 jb = b >= 0 ? jacobian_b(row) : Vec6::Zero();
+    if (a >= 0) add_diagonal_block(a, ja, s);
+    if (b >= 0) add_diagonal_block(b, jb, s);
+    if (a >= 0 && b >= 0) add_cross_blocks(a, ja, b, jb, s);
+    const auto first = static_cast<std::size_t>(ws.spread_start[i]);
+    for (auto k = first; k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k) {
+        const std::int32_t p = ws.spread_body[k];
+        Vec6 jp;
+        jp << ws.spread_weight[k] * row.dir, Vec3::Zero();
+        add_diagonal_block(p, jp, s);
+        if (a >= 0) add_cross_blocks(a, ja, p, jp, s);
+        if (b >= 0) add_cross_blocks(b, jb, p, jp, s);
+        for (auto l = first; l < k; ++l) {
+            Vec6 jl;
+            jl << ws.spread_weight[l] * row.dir, Vec3::Zero();
+            add_cross_blocks(ws.spread_body[l], jl, p, jp, s);
+        }
     }
 }
 
@@ -358,53 +462,23 @@ void Island::factorise() {
             ws.dense_h.block<3, 3>(o, o).diagonal().setConstant(ws.mass[k]);
             ws.dense_h.block<3, 3>(o + 3, o + 3) = ws.inertia[k];
         }
-        for_each_free_row([&](double s, std::int32_t a, std::int32_t b, const Vec6& ja, const Vec6& jb) {
-            if (a >= 0) ws.dense_h.block<6, 6>(6 * a, 6 * a).noalias() += s * ja * ja.transpose();
-            if (b >= 0) ws.dense_h.block<6, 6>(6 * b, 6 * b).noalias() += s * jb * jb.transpose();
-            if (a >= 0 && b >= 0) {
-                ws.dense_h.block<6, 6>(6 * a, 6 * b).noalias() += s * ja * jb.transpose();
-                ws.dense_h.block<6, 6>(6 * b, 6 * a).noalias() += s * jb * ja.transpose();
-            }
-        });
+        for (std::size_t i = 0; i < rows_.size(); ++i)
+            if (ws.free[i]) add_free_row(i);
         ws.dense.compute(ws.dense_h);
     } else {
         build_sparse_pattern();
         double* value = ws.h.valuePtr();
         const int* outer = ws.h.outerIndexPtr();
         std::fill(value, value + ws.h.nonZeros(), 0.0);
-        auto diagonal = [&](std::int32_t p, int r, int q) -> double& {  // r >= q
-            return value[outer[6 * p + q] + (r - q)];
-        };
         for (std::size_t k = 0; k < nb; ++k) {
             const std::int32_t p = ws.position[k];
             for (int q = 0; q < 3; ++q) {
-                diagonal(p, q, q) = ws.mass[k];
-                for (int r = q; r < 3; ++r) diagonal(p, 3 + r, 3 + q) = ws.inertia[k](r, q);
+                value[outer[6 * p + q]] = ws.mass[k];  // diagonal entry (q, q)
+                for (int r = q; r < 3; ++r) value[outer[6 * p + 3 + q] + (r - q)] = ws.inertia[k](r, q);
             }
         }
-        for_each_free_row([&](double s, std::int32_t a, std::int32_t b, const Vec6& ja, const Vec6& jb) {
-            for (const auto& [body, j] : {std::pair{a, &ja}, std::pair{b, &jb}}) {
-                if (body < 0) continue;
-                const std::int32_t p = ws.position[static_cast<std::size_t>(body)];
-                for (int q = 0; q < 6; ++q)
-                    for (int r = q; r < 6; ++r) diagonal(p, r, q) += s * (*j)[r] * (*j)[q];
-            }
-            if (a < 0 || b < 0 || a == b) return;
-            const std::int32_t pa = ws.position[static_cast<std::size_t>(a)];
-            const std::int32_t pb = ws.position[static_cast<std::size_t>(b)];
-            // Block (row block R, column block C), R > C: entry (r, q) is s j_R[r] j_C[q].
-            const std::int32_t c = std::min(pa, pb), row_block = std::max(pa, pb);
-            const Vec6& jr = pa > pb ? ja : jb;
-            const Vec6& jc = pa > pb ? jb : ja;
-            const auto first = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c)];
-            const auto last = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c) + 1];
-            const auto slot = static_cast<int>(std::lower_bound(first, last, row_block) - first);
-            for (int q = 0; q < 6; ++q) {
-                double* column = value + outer[6 * c + q] + (6 - q) + 6 * slot;
-                const double f = s * jc[q];
-                for (int r = 0; r < 6; ++r) column[r] += f * jr[r];
-            }
-        });
+        for (std::size_t i = 0; i < rows_.size(); ++i)
+            if (ws.free[i]) add_free_row(i);
         ws.sparse.factorize(ws.h);
         ws.factor_nonzeros = std::max(
             ws.factor_nonzeros, static_cast<std::size_t>(ws.sparse.matrixL().nestedExpression().nonZeros()));
@@ -441,8 +515,7 @@ double Island::line_search() {
         step_m_step += lin.dot(ws.step.segment<3>(o)) + ang.dot(ws.step.segment<3>(o + 3));
         step_m_u += lin.dot(ws.u.segment<3>(o)) + ang.dot(ws.u.segment<3>(o + 3));
     }
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-        ws.d[i] = row_velocity_of(rows_[i], ws.row_a[i], ws.row_b[i], ws.step);
+    for (std::size_t i = 0; i < rows_.size(); ++i) ws.d[i] = row_velocity(i, ws.step);
     auto derivative = [&](double alpha, double& slope, double& scale) {
         double h = step_m_u + alpha * step_m_step;
         slope = step_m_step;

@@ -42,6 +42,10 @@ struct NewtonWorkspace {
     std::vector<double> mass;
     std::vector<Mat3> inertia;               // world inertia tensor
     std::vector<std::int32_t> row_a, row_b;  // per row: local body or -1
+    // Point-mass terms of rows with spread sides (Row::spread, cable contacts): row i's are
+    // [spread_start[i], spread_start[i + 1]), each a local body, once per row, with Jacobian (weight dir, 0).
+    std::vector<std::int32_t> spread_start, spread_body;
+    std::vector<double> spread_weight;
     Eigen::VectorXd v0, v, u, force, step, scratch;
     std::vector<double> w, offset, centre, impulse, penalty, lo, hi, d, best, bound;
     std::vector<std::uint8_t> free, factored_free;

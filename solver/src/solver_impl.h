@@ -126,7 +126,7 @@ struct IslandWorker {
     std::vector<Row> island_rows;       // rows of the island being solved, contiguous
     std::vector<double> approach;       // pre-solve w of the island's rows
     std::vector<double> polish_lambda;  // iterative impulses of a mid-size island (try_iterative_first)
-    std::vector<double> spread_lambda;  // the direct answer of an island with cable contacts
+    std::vector<double> spread_lambda;  // best answer so far of an island with cable contacts
     std::vector<Row> recheck_rows;
     BlcpWorkspace workspace;
     NewtonWorkspace newton;
@@ -207,6 +207,7 @@ struct IslandWorker {
                              const SolverSettings& settings, BlcpResult& result);
     BlcpResult solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                    const SolverSettings& settings);
+    void switch_answer(std::span<Row> island, std::span<SolverBody> bodies, std::span<const double> lambda);
     BlcpResult solve_island(std::span<Row> island, std::span<SolverBody> bodies,
                             const SolverSettings& settings);
     // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'
@@ -232,11 +233,18 @@ struct IslandWorker {
     // impulse its restitution e gives back.
     void measure_limit_kicks(std::span<SolverBody> bodies, const SolverSettings& settings);
     double limit_rebound_factor(std::size_t i, std::span<const SolverBody> bodies, double e) const;
+    // Adds an island's answer to stats: record counts it as a direct or iterative island, record_answer only
+    // its iterations and residual (and a miss above the tolerance).
     void record(const BlcpResult& result, bool direct, const SolverSettings& settings);
+    void record_answer(const BlcpResult& result, const SolverSettings& settings);
     // Islands above direct_max_rows: the iterative method, then the Newton method where it ends above
     // iterative_tolerance.
     BlcpResult solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
                                   const SolverSettings& settings);
+    // The Newton method (newton.h) from the rows' impulses, which the bodies' velocities do not contain;
+    // records the Newton island, its factorisations and relative residual in stats (not its answer).
+    BlcpResult solve_newton(std::span<Row> island, std::span<SolverBody> bodies,
+                            const SolverSettings& settings, int earlier_iterations);
 };
 }  // namespace simpulse::detail
 
