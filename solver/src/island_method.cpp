@@ -1,7 +1,7 @@
 // The exact mode's choice of method for one island's boxed LCP (blcp.h): the direct active-set method for
 // small islands, the iterative sweeps first for mid-size contact islands, for islands above direct_max_rows
 // the sweeps with the Newton method (newton.h) where they end above iterative_accept, and for islands with
-// cable contacts the direct method with the Newton method where it misses the tolerance.
+// cable contacts the direct method, then the sweeps and the Newton method where it misses the tolerance.
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -137,25 +137,42 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     return true;
 }
 
-// Replaces the island's impulses (applied to the bodies) by `lambda`.
-void detail::IslandWorker::switch_answer(std::span<Row> island, std::span<SolverBody> bodies,
-                                         std::span<const double> lambda) {
+void detail::IslandWorker::save_answer(std::span<const Row> island, std::span<const SolverBody> bodies,
+                                       IslandAnswer& answer) const {
+    answer.lambda.resize(island.size());
+    answer.body.clear();
+    answer.velocity.clear();
+    answer.angular_velocity.clear();
     for (std::size_t i = 0; i < island.size(); ++i) {
-        detail::apply_row_impulse(island[i], lambda[i] - island[i].lambda, bodies);
-        island[i].lambda = lambda[i];
+        answer.lambda[i] = island[i].lambda;
+        for_each_row_body(island[i], [&](std::uint32_t b) {
+            answer.body.push_back(b);
+            answer.velocity.push_back(bodies[b].velocity);
+            answer.angular_velocity.push_back(bodies[b].angular_velocity);
+        });
+    }
+}
+
+void detail::IslandWorker::restore_answer(std::span<Row> island, std::span<SolverBody> bodies,
+                                          const IslandAnswer& answer) const {
+    for (std::size_t i = 0; i < island.size(); ++i) island[i].lambda = answer.lambda[i];
+    for (std::size_t k = 0; k < answer.body.size(); ++k) {
+        bodies[answer.body[k]].velocity = answer.velocity[k];
+        bodies[answer.body[k]].angular_velocity = answer.angular_velocity[k];
     }
 }
 
 // Islands with cable contacts (rows with point-mass terms, Row::spread). The friction rows of a cable lying
 // straight are redundant with its rods (a single tangential degree of freedom along it, a friction row per
 // segment): a degenerate complementarity problem. On it the direct active set may stall or blow up
-// (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance), the
-// sweeps stall a few mm/s from the answer, and the Newton method's proximal loop converges but not always
-// within its factorisation budget while contacts change. So: a warm start that solves the island is kept;
-// otherwise the direct method runs (at most max_active_set_iterations, no fallbacks) and is kept if it
-// reaches the tolerance, as it does on small islands at a fraction of the Newton method's cost; otherwise the
-// Newton method solves the island from the warm start, and if it too misses the tolerance, the sweeps do; the
-// closest of the answers is kept (a non-converged direct answer counts only with a finite residual).
+// (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance) and the
+// sweeps stall a few mm/s from the answer; the Newton method's proximal loop converges from a good start but
+// not always within its factorisation budget from a poor one. So, as for large islands: a warm start that
+// solves the island is kept; otherwise the direct method runs (at most max_active_set_iterations, no
+// fallbacks) and is kept if it reaches the tolerance, as it does on small islands at a fraction of the other
+// methods' cost; otherwise the sweeps run from the warm start, the closer of the two answers is kept (a
+// non-converged direct answer counts only with a finite residual), and the Newton method solves the island
+// from it, kept if closer still.
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                                      const SolverSettings& settings) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -166,8 +183,7 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
         record(result, true, settings);
         return result;
     }
-    polish_lambda.resize(island.size());  // the warm start
-    for (std::size_t i = 0; i < island.size(); ++i) polish_lambda[i] = island[i].lambda;
+    save_answer(island, bodies, spread_start);
     BlcpResult best = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
                                                 settings.dense_max_rows, /*give_up=*/true);
     if (best.converged && best.residual <= settings.tolerance) {
@@ -177,27 +193,29 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
     if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
     int iterations = best.iterations;
     stats.pivots += best.pivots;
-    // spread_lambda holds the best answer so far; the island is reset to the warm start for the next method.
-    auto try_method = [&](auto&& method) {
-        spread_lambda.resize(island.size());
-        for (std::size_t i = 0; i < island.size(); ++i) spread_lambda[i] = island[i].lambda;
-        switch_answer(island, bodies, polish_lambda);
+    // The sweeps start from the warm start as the direct method did (the rows' impulses, which the velocities
+    // do not hold yet); the closer answer is kept.
+    save_answer(island, bodies, spread_best);
+    restore_answer(island, bodies, spread_start);
+    stats.iterative_islands += 1;
+    const BlcpResult sweeps = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
+                                                           settings.iterative_tolerance);
+    iterations += sweeps.iterations;
+    if (sweeps.residual < best.residual)
+        best = sweeps;
+    else
+        restore_answer(island, bodies, spread_best);
+    // The Newton method from that answer (its impulses removed from the velocities, as it takes them).
+    if (best.residual > settings.tolerance) {
+        save_answer(island, bodies, spread_best);
         for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
-        const BlcpResult r = method();
-        iterations += r.iterations;
-        if (r.residual < best.residual) {
-            best = r;
-            return;
-        }
-        switch_answer(island, bodies, spread_lambda);
-    };
-    try_method([&] { return solve_newton(island, bodies, settings, 0); });
-    if (best.residual > settings.tolerance)
-        try_method([&] {
-            stats.iterative_islands += 1;
-            return detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
-                                                settings.iterative_tolerance);
-        });
+        const BlcpResult newton_answer = solve_newton(island, bodies, settings, 0);
+        iterations += newton_answer.iterations;
+        if (newton_answer.residual < best.residual)
+            best = newton_answer;
+        else
+            restore_answer(island, bodies, spread_best);
+    }
     best.iterations = iterations;
     record_answer(best, settings);
     return best;

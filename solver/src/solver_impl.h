@@ -95,6 +95,15 @@ struct IslandPass {
 // worker's scratch carries nothing from one island to the next that changes an answer, so the results do not
 // depend on which worker (or how many) solved an island. The references are the Solver's shared per-row,
 // per-contact and per-joint arrays; a worker writes only the entries of its island.
+// One answer of an island: its rows' impulses and its bodies' velocities, which hold them. Switching between
+// answers restores the velocities exactly: applying the impulses' differences instead loses the velocities to
+// rounding after an answer with huge impulses (a direct method that blew up).
+struct IslandAnswer {
+    std::vector<double> lambda;
+    std::vector<std::uint32_t> body;  // the bodies of each row in turn (a body may repeat)
+    std::vector<Vec3> velocity, angular_velocity;
+};
+
 struct IslandWorker {
     IslandWorker(std::vector<Row>& rows_, std::vector<ContactRows>& contact_rows_,
                  std::vector<std::int32_t>& local_index_, const std::vector<JointLevers>& joint_levers_,
@@ -126,7 +135,8 @@ struct IslandWorker {
     std::vector<Row> island_rows;       // rows of the island being solved, contiguous
     std::vector<double> approach;       // pre-solve w of the island's rows
     std::vector<double> polish_lambda;  // iterative impulses of a mid-size island (try_iterative_first)
-    std::vector<double> spread_lambda;  // best answer so far of an island with cable contacts
+    // Answers of an island with cable contacts (solve_spread_island): the warm start, the best so far.
+    IslandAnswer spread_start, spread_best;
     std::vector<Row> recheck_rows;
     BlcpWorkspace workspace;
     NewtonWorkspace newton;
@@ -207,7 +217,11 @@ struct IslandWorker {
                              const SolverSettings& settings, BlcpResult& result);
     BlcpResult solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                    const SolverSettings& settings);
-    void switch_answer(std::span<Row> island, std::span<SolverBody> bodies, std::span<const double> lambda);
+    // Saves the island's impulses and its bodies' velocities; restore_answer puts both back exactly.
+    void save_answer(std::span<const Row> island, std::span<const SolverBody> bodies,
+                     IslandAnswer& answer) const;
+    void restore_answer(std::span<Row> island, std::span<SolverBody> bodies,
+                        const IslandAnswer& answer) const;
     BlcpResult solve_island(std::span<Row> island, std::span<SolverBody> bodies,
                             const SolverSettings& settings);
     // Energy safeguards of solve_exact (energy_guards.cpp). Phase 1: true if the island's impulses (rows'

@@ -54,6 +54,10 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
            bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h);
 }
 
+std::size_t answer_bytes(const detail::IslandAnswer& a) {
+    return bytes(a.lambda) + bytes(a.body) + bytes(a.velocity) + bytes(a.angular_velocity);
+}
+
 }  // namespace
 
 std::size_t detail::IslandWorker::workspace_bytes() const {
@@ -61,7 +65,7 @@ std::size_t detail::IslandWorker::workspace_bytes() const {
            bytes(limit_kick) + bytes(kick_rows) + blcp_bytes(workspace) + newton_bytes(newton) +
            bytes(raw_targets) + bytes(joint_coupling) + bytes(current_row_velocities) +
            bytes(phase_1_lambda) + bytes(guard_bodies) + bytes(guard_velocity) +
-           bytes(guard_angular_velocity);
+           bytes(guard_angular_velocity) + answer_bytes(spread_start) + answer_bytes(spread_best);
 }
 
 std::size_t Solver::Impl::workspace_bytes() const {
