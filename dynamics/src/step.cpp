@@ -99,7 +99,14 @@ StepStatus DynamicsWorld::step(double dt) {
         std::ostringstream msg;
         msg << "state became non-finite at step " << step_count_ + 1 << " (t = " << time_ + dt << " s)";
         restore_step_start(carried_events);
-        return {false, id_of(bad), msg.str()};
+        if (const std::uint32_t slot = bodies_[bad].cable; slot != kInvalidIndex) {
+            // A control point is no body of the caller's: name the cable and the point.
+            const Cable& c = cables_[slot];
+            const auto at = std::find(c.points.begin(), c.points.end(), bad) - c.points.begin();
+            return {false, BodyId{}, msg.str(),
+                    CablePoint{CableId{slot, c.generation}, static_cast<std::uint32_t>(at)}};
+        }
+        return {false, id_of(bad), msg.str(), std::nullopt};
     }
     ++step_count_;
     // Steps of one length are counted, not summed, so a fixed-dt run's times carry no rounding drift; a new

@@ -245,15 +245,22 @@ Result<std::vector<BodyId>> World::query_point(const Vec3& point, const BodyFilt
 
 Status World::step(double dt) {
     non_finite_body_.reset();
+    non_finite_cable_point_.reset();
     const Result<StepStatus> s = guarded_value<StepStatus>([&] { return world_->step(dt); });
     if (!s) return s.error();
     // The listener is the caller's code: what it throws is the caller's to catch.
     if (listener_)
         for (const ContactEvent& e : world_->contact_events()) listener_(e);
     if (!s->ok) {
-        non_finite_body_ = s->body;
         std::ostringstream msg;
-        msg << "body " << s->body.index << ": " << s->message;
+        if (s->cable_point) {
+            non_finite_cable_point_ = s->cable_point;
+            msg << "cable " << s->cable_point->cable.index << " point " << s->cable_point->index << ": ";
+        } else {
+            non_finite_body_ = s->body;
+            msg << "body " << s->body.index << ": ";
+        }
+        msg << s->message;
         return Error{ErrorCode::non_finite_state, msg.str()};
     }
     return {};
@@ -261,6 +268,10 @@ Status World::step(double dt) {
 
 std::optional<BodyId> World::non_finite_body() const {
     return non_finite_body_;
+}
+
+std::optional<CablePoint> World::non_finite_cable_point() const {
+    return non_finite_cable_point_;
 }
 
 int World::last_substeps() const {

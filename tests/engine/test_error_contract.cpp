@@ -282,6 +282,29 @@ TEST(ErrorContract, InvalidStepsAndNonFiniteStatesAreErrorValues) {
     EXPECT_FALSE(w.non_finite_body().has_value());
 }
 
+// A cable's control point whose state overflows: the step names the cable and the point (the point is no
+// body of the caller's), and the cable keeps its last good state.
+TEST(ErrorContract, ANonFiniteCablePointIsNamedByItsCable) {
+    World w;
+    CableDesc d;
+    for (int i = 0; i < 5; ++i) d.points.push_back(Vec3(0.1 * i, 0, 1));
+    d.radius = 0.01;
+    const Result<CableId> cable = w.add_cable(d);
+    ASSERT_TRUE(cable) << cable.error().message;
+    std::vector<Vec3> velocities(5, Vec3::Zero());
+    velocities[3] = Vec3(0, 1e300, 0);
+    ASSERT_TRUE(w.set_cable_velocities(*cable, velocities));
+    const std::vector<Vec3> good = w.cable_points(*cable).value();
+    expect_refused(
+        "overflowing cable", [&] { return w.step(1e10); }, ErrorCode::non_finite_state, "cable 0 point ");
+    EXPECT_FALSE(w.non_finite_body().has_value());
+    ASSERT_TRUE(w.non_finite_cable_point().has_value());
+    EXPECT_EQ(w.non_finite_cable_point()->cable, *cable);
+    EXPECT_LT(w.non_finite_cable_point()->index, 5u);
+    EXPECT_EQ(w.cable_points(*cable).value(), good);
+    EXPECT_EQ(w.step_count(), 0u);
+}
+
 TEST(ErrorContract, ShapeFactoriesRefuseEveryDegenerateInput) {
     const auto bad = [](const char* what, auto&& call, const char* names) {
         expect_refused(what, call, ErrorCode::invalid_argument, names);

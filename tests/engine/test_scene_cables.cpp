@@ -188,6 +188,28 @@ TEST(SceneCables, TheCommandLineExitsWithTwoNamingTheField) {
     }
 }
 
+// A cable whose state overflows (gravity near the double range): exit 1 naming the cable and its point, in
+// the error line and in the result's error object.
+TEST(SceneCables, ANonFiniteCableStopsTheRunNamingTheCableAndPoint) {
+    const auto dir = test_dir();
+    write_file(
+        dir / "s.json",
+        std::string(R"({"gravity": [0, 0, -1e308], "dt": 1, "duration": 5, "cables": [{"name": "c", )") +
+            kPoints + "}]}");
+    const CliResult r = run_cli({"run", "s.json", "--out", "r.json"}, dir);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::string prefix = "s.json: cable \"c\" point ";
+    ASSERT_EQ(r.err.substr(0, prefix.size()), prefix) << r.err;
+    const json out = json::parse(read_file(dir / "r.json"));
+    ASSERT_TRUE(out.contains("error")) << out;
+    EXPECT_EQ(out["error"]["cable"], "c");
+    EXPECT_TRUE(out["error"]["body"].is_null());
+    const int point = out["error"]["point"].get<int>();
+    EXPECT_GE(point, 0);
+    EXPECT_LT(point, 4);
+    EXPECT_EQ(r.err.substr(prefix.size(), 2), std::to_string(point) + " ") << r.err;
+}
+
 TEST(SceneCables, ValidateCountsTheCables) {
     const auto dir = test_dir();
     write_file(dir / "s.json", cable_scene());

@@ -109,6 +109,12 @@ struct CableId {
     friend bool operator==(const CableId&, const CableId&) = default;
 };
 
+// One control point of a cable: `index` in the order of CableDesc::points.
+struct CablePoint {
+    CableId cable;
+    std::uint32_t index = 0;
+};
+
 // A control point of a cable held where it is when the cable is added: to the world (an invalid body id) or
 // to a body, which then carries it (a ball joint at the point).
 struct CablePin {

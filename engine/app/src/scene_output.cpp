@@ -128,6 +128,10 @@ Json scene_detail::result_document(const SceneDesc& scene, const SceneWorld& sw,
         Json error = Json{{"message", report.error}, {"step", report.failed_step}};
         error["body"] =
             report.failed_body == kSceneWorld ? Json(nullptr) : Json(scene.bodies[report.failed_body].name);
+        if (report.failed_cable != kSceneWorld) {
+            error["cable"] = scene.cables[report.failed_cable].name;
+            error["point"] = report.failed_cable_point;
+        }
         r["error"] = std::move(error);
     }
     return r;

@@ -100,12 +100,23 @@ bool SceneStepper::step(const SceneDesc& scene, SceneWorld& sw) {
         report_.failed_step = n;
         if (const std::optional<BodyId> body = sw.world.non_finite_body())
             report_.failed_body = index_of(*body);
+        if (const std::optional<CablePoint> point = sw.world.non_finite_cable_point()) {
+            const auto at = std::find(sw.cables.begin(), sw.cables.end(), point->cable);
+            if (at != sw.cables.end()) {
+                report_.failed_cable = static_cast<std::size_t>(at - sw.cables.begin());
+                report_.failed_cable_point = point->index;
+            }
+        }
         std::ostringstream message;
         message.precision(6);
         const double step_end = static_cast<double>(n) * scene.dt;
         if (report_.failed_body != kSceneWorld)
             message << "body \"" << scene.bodies[report_.failed_body].name << "\" became non-finite at step "
                     << n << " (t = " << step_end << " s)";
+        else if (report_.failed_cable != kSceneWorld)
+            message << "cable \"" << scene.cables[report_.failed_cable].name << "\" point "
+                    << report_.failed_cable_point << " became non-finite at step " << n
+                    << " (t = " << step_end << " s)";
         else
             message << "step " << n << " (t = " << step_end << " s) failed: " << status.error().message;
         report_.error = message.str();

@@ -144,12 +144,14 @@ class World {
     // creation-slot order. Planes and height fields are solid below their surface; meshes are surfaces only.
     Result<std::vector<BodyId>> query_point(const Vec3& point, const BodyFilter& filter = {}) const;
 
-    // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body) if a body's state became
-    // non-finite; the world then keeps the last good state (poses and velocities at the step's start, time
-    // not advanced).
+    // Advances by dt. Fails with ErrorCode::non_finite_state (naming the body, or the cable and its control
+    // point) if a state became non-finite; the world then keeps the last good state (poses and velocities at
+    // the step's start, time not advanced).
     Status step(double dt);
-    // The body that became non-finite in the last step, if that step failed with non_finite_state.
+    // The body, or the cable's control point, that became non-finite in the last step, if that step failed
+    // with non_finite_state.
     std::optional<BodyId> non_finite_body() const;
+    std::optional<CablePoint> non_finite_cable_point() const;
     // Substeps the last step was split into (WorldSettings::max_joint_rotation, max_impact_gap).
     int last_substeps() const;
 
@@ -171,6 +173,7 @@ class World {
     std::unique_ptr<DynamicsWorld> world_;
     ContactListener listener_;
     std::optional<BodyId> non_finite_body_;
+    std::optional<CablePoint> non_finite_cable_point_;
 };
 
 }  // namespace simpulse

@@ -13,6 +13,7 @@
 #include <simpulse/solver/solver.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,9 @@ Pose checked_pose(const Pose& pose);
 // Outcome of a step: ok, or the first body whose state became non-finite.
 struct StepStatus {
     bool ok = true;
-    BodyId body;
+    BodyId body;  // the body whose state became non-finite (invalid if it was a cable's control point)
     std::string message;
+    std::optional<CablePoint> cable_point;  // the cable's control point whose state became non-finite
 };
 
 class DynamicsWorld {

@@ -73,6 +73,9 @@ struct RunReport {
     std::string error;
     std::uint64_t failed_step = 0;          // number of the step that failed (1-based)
     std::size_t failed_body = kSceneWorld;  // scene index of the body named in `error`, if any
+    // Or the cable (scene index) and its control point named in `error`.
+    std::size_t failed_cable = kSceneWorld;
+    std::size_t failed_cable_point = 0;
 };
 
 struct RunOptions {
