@@ -172,7 +172,7 @@ void detail::IslandWorker::restore_answer(std::span<Row> island, std::span<Solve
 // fallbacks) and is kept if it reaches the tolerance, as it does on small islands at a fraction of the other
 // methods' cost; otherwise the sweeps run from the warm start, the closer of the two answers is kept (a
 // non-converged direct answer counts only with a finite residual), and the Newton method solves the island
-// from it, kept if closer still.
+// from it (from the warm start if neither is finite), kept if closer still.
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                                      const SolverSettings& settings) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -205,10 +205,14 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
         best = sweeps;
     else
         restore_answer(island, bodies, spread_best);
-    // The Newton method from that answer (its impulses removed from the velocities, as it takes them).
+    // The Newton method from that answer (its impulses removed from the velocities, as it takes them), or
+    // from the warm start if neither answer is finite.
     if (best.residual > settings.tolerance) {
         save_answer(island, bodies, spread_best);
-        for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+        if (std::isfinite(best.residual))
+            for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+        else
+            restore_answer(island, bodies, spread_start);
         const BlcpResult newton_answer = solve_newton(island, bodies, settings, 0);
         iterations += newton_answer.iterations;
         if (newton_answer.residual < best.residual)
