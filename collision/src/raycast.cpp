@@ -108,30 +108,15 @@ double cast_cell(const HeightField& f, int row, int column, const Vec3& o, const
     return std::min(t1, t2);
 }
 
-// Amanatides-Woo walk over the cells under the ray's xy path, clipped to the grid.
-std::optional<LocalHit> cast_height_field(const HeightField& f, const Vec3& o, const Vec3& d, double max_t) {
-    const Vec2 size(f.spacing.x() * (f.columns - 1), f.spacing.y() * (f.rows - 1));
-    double enter = 0, leave = max_t;
-    for (int axis = 0; axis < 2; ++axis) {
-        const double lo = f.origin[axis], hi = f.origin[axis] + size[axis];
-        if (std::abs(d[axis]) < 1e-300) {
-            if (o[axis] < lo || o[axis] > hi) return std::nullopt;
-            continue;
-        }
-        double t0 = (lo - o[axis]) / d[axis], t1 = (hi - o[axis]) / d[axis];
-        if (t0 > t1) std::swap(t0, t1);
-        enter = std::max(enter, t0);
-        leave = std::min(leave, t1);
-    }
-    if (enter > leave) return std::nullopt;
-    const Vec3 start = o + enter * d;
-    int cell[2];
+// Amanatides-Woo walk over the cells under the ray's xy path from cell `first` (column, row) up to ray
+// parameter `leave`.
+std::optional<LocalHit> walk_height_field(const HeightField& f, const Vec3& o, const Vec3& d, double max_t,
+                                          double leave, const int first[2]) {
+    const int cells[2] = {f.columns - 1, f.rows - 1};
+    int cell[2] = {first[0], first[1]};
     int step[2];
     double next[2], delta[2];
-    const int cells[2] = {f.columns - 1, f.rows - 1};
     for (int axis = 0; axis < 2; ++axis) {
-        const double local = (start[axis] - f.origin[axis]) / f.spacing[axis];
-        cell[axis] = std::clamp(height_field_cell(local, cells[axis]), 0, cells[axis] - 1);
         step[axis] = d[axis] > 0 ? 1 : -1;
         if (std::abs(d[axis]) < 1e-300) {
             next[axis] = delta[axis] = kInfinity;
@@ -154,6 +139,51 @@ std::optional<LocalHit> cast_height_field(const HeightField& f, const Vec3& o, c
         if (cell[axis] < 0 || cell[axis] >= cells[axis]) return std::nullopt;
         next[axis] += delta[axis];
     }
+}
+
+// The walk over the cells under the ray's xy path, clipped to the grid.
+std::optional<LocalHit> cast_height_field(const HeightField& f, const Vec3& o, const Vec3& d, double max_t) {
+    const Vec2 size(f.spacing.x() * (f.columns - 1), f.spacing.y() * (f.rows - 1));
+    double enter = 0, leave = max_t;
+    for (int axis = 0; axis < 2; ++axis) {
+        const double lo = f.origin[axis], hi = f.origin[axis] + size[axis];
+        if (std::abs(d[axis]) < 1e-300) {
+            if (o[axis] < lo || o[axis] > hi) return std::nullopt;
+            continue;
+        }
+        double t0 = (lo - o[axis]) / d[axis], t1 = (hi - o[axis]) / d[axis];
+        if (t0 > t1) std::swap(t0, t1);
+        enter = std::max(enter, t0);
+        leave = std::min(leave, t1);
+    }
+    if (enter > leave) return std::nullopt;
+    const Vec3 start = o + enter * d;
+    const int cells[2] = {f.columns - 1, f.rows - 1};
+    int first[2];
+    // A ray that does not move along an axis and runs within rounding of a grid line there may have its hit
+    // on the triangles on the other side of the line (the cell index rounds one way, the triangle test the
+    // other): if the walk from the first cell misses, the walks from the neighbouring row or column (and
+    // their corner cell, on a vertex) are tried.
+    int other[2];
+    for (int axis = 0; axis < 2; ++axis) {
+        const double local = (start[axis] - f.origin[axis]) / f.spacing[axis];
+        first[axis] = std::clamp(height_field_cell(local, cells[axis]), 0, cells[axis] - 1);
+        other[axis] = first[axis];
+        if (std::abs(d[axis]) >= 1e-300) continue;
+        const double line = std::round(local);
+        if (std::abs(local - line) > 1e-9) continue;
+        const int neighbour = line == first[axis] ? first[axis] - 1 : first[axis] + 1;
+        if (neighbour >= 0 && neighbour < cells[axis]) other[axis] = neighbour;
+    }
+    std::optional<LocalHit> best = walk_height_field(f, o, d, max_t, leave, first);
+    const int columns_to_try = other[0] != first[0] ? 2 : 1, rows_to_try = other[1] != first[1] ? 2 : 1;
+    for (int a = 0; a < columns_to_try && !best; ++a)
+        for (int b = 0; b < rows_to_try && !best; ++b) {
+            if (a == 0 && b == 0) continue;  // the first walk
+            const int from[2] = {a == 0 ? first[0] : other[0], b == 0 ? first[1] : other[1]};
+            best = walk_height_field(f, o, d, max_t, leave, from);
+        }
+    return best;
 }
 
 std::optional<LocalHit> cast_compound(const Compound& c, const Vec3& o, const Vec3& d, double max_t) {

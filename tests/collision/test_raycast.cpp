@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace simpulse {
@@ -104,6 +105,103 @@ TEST(Raycast, PlaneMeshHeightFieldAndCompound) {
     const auto hit = raycast(*make_compound(children), Pose{}, Vec3(10, 0, 0), -Vec3::UnitX(), 20);
     expect_hit(hit, 6, Vec3::UnitX(), "compound");
     EXPECT_EQ(hit->sub, 1u);
+}
+
+// Rays that run exactly along the height field's grid lines: straight down onto a grid line, onto a grid
+// vertex and onto a cell's diagonal, and level rays along a row and a column line through a ridge. Each lies
+// on the edge shared by two triangles, so rounding in one triangle's test must not lose the hit: the walk
+// also tests the cells on the other side of the line. Expected: the closed-form height of the field.
+TEST(Raycast, HeightFieldRaysAlongGridLinesHit) {
+    // z = 0.3 sin(x) cos(1.3 y) sampled on a 0.37 x 0.41 grid from (-2.1, -1.7): irregular spacings, so the
+    // grid lines are not exact binary fractions.
+    const Vec2 origin(-2.1, -1.7), spacing(0.37, 0.41);
+    const int rows = 9, columns = 12;
+    std::vector<double> heights;
+    auto height_at = [](double x, double y) { return 0.3 * std::sin(x) * std::cos(1.3 * y); };
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < columns; ++j)
+            heights.push_back(height_at(origin.x() + j * spacing.x(), origin.y() + i * spacing.y()));
+    const ShapePtr field = make_height_field(origin, spacing, rows, columns, heights);
+    const HeightField& f = std::get<HeightField>(field->geometry);
+    int rays = 0;
+    for (int i = 1; i + 1 < rows; ++i)
+        for (int j = 1; j + 1 < columns; ++j) {
+            const double x = origin.x() + j * spacing.x(), y = origin.y() + i * spacing.y();
+            // Down onto the vertex (i, j): the height there.
+            const auto vertex = raycast(*field, Pose{}, Vec3(x, y, 5), -Vec3::UnitZ(), 10);
+            ASSERT_TRUE(vertex.has_value()) << "vertex " << i << " " << j;
+            EXPECT_NEAR(vertex->point.z(), f.height(i, j), 1e-12) << "vertex " << i << " " << j;
+            // Down onto the row line y_i between x_j and x_j+1, onto the column line x_j between y_i and
+            // y_i+1, and onto the cell's diagonal (v0 to v3): linear along each edge.
+            for (int k = 1; k < 10; ++k) {
+                const double along = 0.1 * k;
+                const Vec3 on_row(x + along * spacing.x(), y, 5), on_column(x, y + along * spacing.y(), 5);
+                const Vec3 on_diagonal(x + along * spacing.x(), y + along * spacing.y(), 5);
+                const double row_height = (1 - along) * f.height(i, j) + along * f.height(i, j + 1);
+                const double column_height = (1 - along) * f.height(i, j) + along * f.height(i + 1, j);
+                const double diagonal_height = (1 - along) * f.height(i, j) + along * f.height(i + 1, j + 1);
+                for (const auto& [start, expected, what] :
+                     {std::tuple{on_row, row_height, "row line"},
+                      std::tuple{on_column, column_height, "column line"},
+                      std::tuple{on_diagonal, diagonal_height, "diagonal"}}) {
+                    const auto hit = raycast(*field, Pose{}, start, -Vec3::UnitZ(), 10);
+                    ASSERT_TRUE(hit.has_value()) << what << " " << i << " " << j << " at " << along;
+                    EXPECT_NEAR(hit->point.z(), expected, 1e-12) << what << " " << i << " " << j;
+                    ++rays;
+                }
+            }
+            ++rays;
+        }
+    // Level rays along row and column lines, from outside the field, at the height of the line's highest
+    // vertex less 1 mm: they hit the first edge of the line that rises above them.
+    for (int i = 1; i + 1 < rows; ++i) {
+        const double y = origin.y() + i * spacing.y();
+        double top = -1e300;
+        for (int j = 0; j < columns; ++j) top = std::max(top, f.height(i, j));
+        const auto hit = raycast(*field, Pose{}, Vec3(origin.x() - 1, y, top - 1e-3), Vec3::UnitX(), 20);
+        ASSERT_TRUE(hit.has_value()) << "level ray along row " << i;
+        EXPECT_NEAR(hit->point.z(), top - 1e-3, 1e-12);
+        ++rays;
+    }
+    for (int j = 1; j + 1 < columns; ++j) {
+        const double x = origin.x() + j * spacing.x();
+        double top = -1e300;
+        for (int i = 0; i < rows; ++i) top = std::max(top, f.height(i, j));
+        const auto hit = raycast(*field, Pose{}, Vec3(x, origin.y() - 1, top - 1e-3), Vec3::UnitY(), 20);
+        ASSERT_TRUE(hit.has_value()) << "level ray along column " << j;
+        EXPECT_NEAR(hit->point.z(), top - 1e-3, 1e-12);
+        ++rays;
+    }
+    EXPECT_EQ(rays, 28 * (rows - 2) * (columns - 2) + (rows - 2) + (columns - 2));
+}
+
+// Straight down within rounding of a grid line: on a grid of 0.1 m from y = -1, y = -1e-17 falls in the row
+// above the line y = 0 by the cell index ((y + 1) / 0.1 rounds to 10) but below it by the triangle test. The
+// ray must still hit, at the height of the line's edge.
+TEST(Raycast, HeightFieldRayJustBesideAGridLineHits) {
+    const Vec2 origin(-0.5, -1), spacing(0.1, 0.1);
+    const int rows = 21, columns = 31;
+    std::vector<double> heights;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < columns; ++j) heights.push_back(0.2 * std::sin(3.0 * j * 0.1) + 0.05 * i * 0.1);
+    const ShapePtr field = make_height_field(origin, spacing, rows, columns, heights);
+    const HeightField& f = std::get<HeightField>(field->geometry);
+    int misses = 0, rays = 0;
+    for (const double y : {-1e-17, -1e-18, -1e-30, 0.0, 1e-30, 1e-17})
+        for (int k = 0; k < 240; ++k) {
+            const double x = origin.x() + 0.0123 * k;  // across the field (3 m), off the vertices
+            const int column = static_cast<int>(std::floor((x - origin.x()) / spacing.x()));
+            const double along = (x - origin.x()) / spacing.x() - column;
+            const double expected = (1 - along) * f.height(10, column) + along * f.height(10, column + 1);
+            const auto hit = raycast(*field, Pose{}, Vec3(x, y, 2), -Vec3::UnitZ(), 5);
+            ++rays;
+            if (!hit) {
+                ++misses;
+                continue;
+            }
+            EXPECT_NEAR(hit->point.z(), expected, 1e-12) << "x " << x << " y " << y;
+        }
+    EXPECT_EQ(misses, 0) << "of " << rays << " rays";
 }
 
 // A random solid shape of sizes in [0.1, 1] m: sphere, box, capsule, cylinder, cone, a hull of 12 random
