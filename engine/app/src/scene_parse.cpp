@@ -8,14 +8,11 @@
 #include <simpulse/dynamics/link_ends.h>
 
 #include "scene_reader.h"
+#include "text_file.h"
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -810,26 +807,9 @@ Result<SceneDesc> parse_scene(std::string_view json_text, std::string_view file_
 }
 
 Result<SceneDesc> load_scene(const std::string& path, std::span<const std::string> overrides) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return Error{path + ": cannot read: it is a directory"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{path + ": cannot read: " + std::strerror(errno)};
-    // Read in chunks into a string, whose growth throws std::bad_alloc: `text << in.rdbuf()` stopped
-    // silently when its buffer could not grow, and a truncated scene was then reported as invalid JSON.
-    std::string text;
-    try {
-        std::array<char, 1 << 16> chunk;
-        while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
-            text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    } catch (const std::bad_alloc&) {
-        return Error{ErrorCode::out_of_memory, path + ": out of memory while reading the scene"};
-    }
-    if (in.bad()) {
-        if (errno == ENOMEM)
-            return Error{ErrorCode::out_of_memory, path + ": out of memory while reading the scene"};
-        return Error{path + ": cannot read: " + std::strerror(errno)};
-    }
-    return parse_scene(text, path, overrides);
+    Result<std::string> text = scene_detail::read_text_file(path, "the scene");
+    if (!text) return text.error();
+    return parse_scene(*text, path, overrides);
 }
 
 }  // namespace simpulse

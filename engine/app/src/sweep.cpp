@@ -7,6 +7,7 @@
 
 #include "scene_output.h"
 #include "sweep_point.h"
+#include "text_file.h"
 
 #include <cerrno>
 #include <charconv>
@@ -14,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -76,15 +76,6 @@ Json domino_json(const DominoTiming& t) {
     return d;
 }
 
-std::optional<std::string> read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return text.str();
-}
-
 }  // namespace
 
 Json sweep_detail::point_header(const Sweep& sweep, std::size_t k) {
@@ -102,7 +93,7 @@ Json sweep_detail::point_header(const Sweep& sweep, std::size_t k) {
 }
 
 std::optional<Json> sweep_detail::read_point_file(const std::string& path) {
-    const std::optional<std::string> text = read_text(path);
+    const Result<std::string> text = scene_detail::read_text_file(path, "a sweep point");
     if (!text) return std::nullopt;
     Json document = Json::parse(*text, nullptr, false);
     if (document.is_discarded() || !document.is_object() || !document.contains("sweep") ||
