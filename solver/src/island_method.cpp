@@ -172,7 +172,7 @@ void detail::IslandWorker::restore_answer(std::span<Row> island, std::span<Solve
 // fallbacks) and is kept if it reaches the tolerance, as it does on small islands at a fraction of the other
 // methods' cost; otherwise the sweeps run from the warm start, the closer of the two answers is kept (a
 // non-converged direct answer counts only with a finite residual), and the Newton method solves the island
-// from it (from the warm start if neither is finite), kept if closer still.
+// from it (from the warm start if neither is finite; up to newton_max_bodies bodies), kept if closer still.
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
                                                      const SolverSettings& settings) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -201,13 +201,15 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
     const BlcpResult sweeps = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
                                                            settings.iterative_tolerance);
     iterations += sweeps.iterations;
+    // copy_velocities_in listed the island's bodies, each once.
+    const auto island_bodies = static_cast<int>(workspace.copied_bodies.size());
     if (sweeps.residual < best.residual)
         best = sweeps;
     else
         restore_answer(island, bodies, spread_best);
     // The Newton method from that answer (its impulses removed from the velocities, as it takes them), or
-    // from the warm start if neither answer is finite.
-    if (best.residual > settings.tolerance) {
+    // from the warm start if neither answer is finite; not above newton_max_bodies, as for large islands.
+    if (best.residual > settings.tolerance && island_bodies <= settings.newton_max_bodies) {
         save_answer(island, bodies, spread_best);
         if (std::isfinite(best.residual))
             for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);

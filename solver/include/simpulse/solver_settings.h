@@ -84,7 +84,8 @@ struct SolverSettings {
     // Newton method: numeric factorisations per island solve at most; an island still above `tolerance`
     // then keeps the iterate with the smallest residual.
     int newton_max_factorizations = 100;
-    // Newton method: islands with more bodies keep their sweeps' answer (counted as missed). A landing heap
+    // Newton method: islands with more bodies (cable control points included) keep their sweeps' answer
+    // (counted as missed). A landing heap
     // of 1,000 boxes (one island of 30,000 rows) takes the Newton method its 100 factorisations of 0.1 s each
     // per step without reaching 1e-9 m/s, where the sweeps take 10 ms (docs/BENCHMARKS.md, "Large islands").
     int newton_max_bodies = 256;
