@@ -354,6 +354,23 @@ TEST(SceneRun, NonFiniteStateStopsWithExitOne) {
     EXPECT_EQ(read_lines(dir / "t.jsonl").size(), static_cast<std::size_t>(step));
 }
 
+// A fuzzed barrels scene at dt = 1.2e19 s (bench/fuzz/corpus/fuzz_scene): one step gives velocities near
+// 1e20 m/s, whose rounding (about 1e4 m/s) no island solve can get below. The Newton method stops at that
+// floor instead of running its 200 x 100 Newton steps and their line searches to the caps (20,060 iterations
+// before), and the island counts as missed.
+TEST(SceneRun, AStepOfHugeVelocitiesStopsAtTheirRounding) {
+    const SceneDesc scene =
+        load_scene(repo_path("bench/fuzz/corpus/fuzz_scene/barrels_dt_1e19_newton_rounding_floor.json"))
+            .value();
+    SceneWorld built = build_world(scene).value();
+    ASSERT_TRUE(built.world.step(scene.dt));
+    const SolverStats& stats = built.world.solver_stats();
+    EXPECT_EQ(stats.newton_islands, 1);
+    EXPECT_LT(stats.iterations, 1000) << stats.iterations << " iterations";
+    EXPECT_EQ(stats.missed_islands, 1) << "residual " << stats.residual << " m/s";
+    EXPECT_TRUE(std::isfinite(stats.residual));
+}
+
 TEST(SceneRun, LogLevels) {
     const auto dir = test_dir();
     write_file(
