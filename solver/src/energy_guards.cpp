@@ -47,28 +47,9 @@ bool detail::IslandWorker::inelastic_energy_ok(std::span<const Row> island, std:
     return change <= allowed + 1e-9 * scale;  // false for a non-finite change
 }
 
-void detail::IslandWorker::collect_guard_bodies(std::span<const Row> island,
-                                                std::span<const SolverBody> bodies) {
-    guard_bodies.clear();
-    for (const Row& r : island)
-        detail::for_each_row_body(r, [&](std::uint32_t b) { guard_bodies.push_back(b); });
-    std::sort(guard_bodies.begin(), guard_bodies.end());
-    guard_bodies.erase(std::unique(guard_bodies.begin(), guard_bodies.end()), guard_bodies.end());
-    guard_velocity.resize(guard_bodies.size());
-    guard_angular_velocity.resize(guard_bodies.size());
-    save_guard_velocities(bodies);
-}
-
-void detail::IslandWorker::save_guard_velocities(std::span<const SolverBody> bodies) {
-    for (std::size_t k = 0; k < guard_bodies.size(); ++k) {
-        guard_velocity[k] = bodies[guard_bodies[k]].velocity;
-        guard_angular_velocity[k] = bodies[guard_bodies[k]].angular_velocity;
-    }
-}
-
 double detail::IslandWorker::guard_kinetic_energy(std::span<const SolverBody> bodies) const {
     double energy = 0;
-    for (const std::uint32_t i : guard_bodies) {
+    for (const std::uint32_t i : guard.body) {
         const SolverBody& b = bodies[i];
         energy += 0.5 * kinetic_product(b, b.inverse_inertia.inverse(), b.velocity, b.angular_velocity,
                                         b.velocity, b.angular_velocity);
@@ -84,11 +65,7 @@ void detail::IslandWorker::guard_inelastic_phase(std::span<SolverBody> bodies, b
     if (inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) return;
     ++stats.inelastic_energy_guards;
     remove_island_impulses(bodies);
-    if (!guard_bodies.empty() && restore_saved)  // restore exactly (also after non-finite impulses)
-        for (std::size_t b = 0; b < guard_bodies.size(); ++b) {
-            bodies[guard_bodies[b]].velocity = guard_velocity[b];
-            bodies[guard_bodies[b]].angular_velocity = guard_angular_velocity[b];
-        }
+    if (restore_saved) guard.restore(bodies);  // exactly (also after non-finite impulses)
     phase_1 = detail::solve_blcp_iterative(island_rows, bodies, workspace, settings.max_iterations,
                                            settings.iterative_tolerance);
     record(phase_1, false, settings);
@@ -115,15 +92,15 @@ void detail::IslandWorker::limit_restitution_energy(std::span<SolverBody> bodies
     if (energy <= limit) return;
     ++stats.restitution_energy_guards;
     double a = 0, b = 0, start = 0;  // E(s) = start + b s + a s^2
-    for (std::size_t g = 0; g < guard_bodies.size(); ++g) {
-        const SolverBody& body = bodies[guard_bodies[g]];
+    for (std::size_t g = 0; g < guard.body.size(); ++g) {
+        const SolverBody& body = bodies[guard.body[g]];
         const Mat3 inertia = body.inverse_inertia.inverse();
-        const Vec3 dv = body.velocity - guard_velocity[g];
-        const Vec3 dw = body.angular_velocity - guard_angular_velocity[g];
+        const Vec3 dv = body.velocity - guard.velocity[g];
+        const Vec3 dw = body.angular_velocity - guard.angular_velocity[g];
         a += 0.5 * kinetic_product(body, inertia, dv, dw, dv, dw);
-        b += kinetic_product(body, inertia, dv, dw, guard_velocity[g], guard_angular_velocity[g]);
-        start += 0.5 * kinetic_product(body, inertia, guard_velocity[g], guard_angular_velocity[g],
-                                       guard_velocity[g], guard_angular_velocity[g]);
+        b += kinetic_product(body, inertia, dv, dw, guard.velocity[g], guard.angular_velocity[g]);
+        start += 0.5 * kinetic_product(body, inertia, guard.velocity[g], guard.angular_velocity[g],
+                                       guard.velocity[g], guard.angular_velocity[g]);
     }
     const double room = std::max(0.0, limit - start);
     const double root = std::sqrt(b * b + 4 * a * room);
@@ -131,14 +108,14 @@ void detail::IslandWorker::limit_restitution_energy(std::span<SolverBody> bodies
     // b > room).
     double scale = b >= 0 ? (b + root > 0 ? 2 * room / (b + root) : 0.0) : (root - b) / (2 * a);
     scale = std::isfinite(scale) ? std::clamp(scale, 0.0, 1.0) : 0.0;
-    for (std::size_t g = 0; g < guard_bodies.size(); ++g) {
-        SolverBody& body = bodies[guard_bodies[g]];
-        body.velocity = guard_velocity[g] + scale * (body.velocity - guard_velocity[g]);
+    for (std::size_t g = 0; g < guard.body.size(); ++g) {
+        SolverBody& body = bodies[guard.body[g]];
+        body.velocity = guard.velocity[g] + scale * (body.velocity - guard.velocity[g]);
         body.angular_velocity =
-            guard_angular_velocity[g] + scale * (body.angular_velocity - guard_angular_velocity[g]);
+            guard.angular_velocity[g] + scale * (body.angular_velocity - guard.angular_velocity[g]);
         if (!body.velocity.allFinite() || !body.angular_velocity.allFinite()) {
-            body.velocity = guard_velocity[g];
-            body.angular_velocity = guard_angular_velocity[g];
+            body.velocity = guard.velocity[g];
+            body.angular_velocity = guard.angular_velocity[g];
         }
     }
 }

@@ -140,26 +140,14 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
 void detail::IslandWorker::save_answer(std::span<const Row> island, std::span<const SolverBody> bodies,
                                        IslandAnswer& answer) const {
     answer.lambda.resize(island.size());
-    answer.body.clear();
-    answer.velocity.clear();
-    answer.angular_velocity.clear();
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        answer.lambda[i] = island[i].lambda;
-        for_each_row_body(island[i], [&](std::uint32_t b) {
-            answer.body.push_back(b);
-            answer.velocity.push_back(bodies[b].velocity);
-            answer.angular_velocity.push_back(bodies[b].angular_velocity);
-        });
-    }
+    for (std::size_t i = 0; i < island.size(); ++i) answer.lambda[i] = island[i].lambda;
+    answer.velocities.collect(island, bodies);
 }
 
 void detail::IslandWorker::restore_answer(std::span<Row> island, std::span<SolverBody> bodies,
                                           const IslandAnswer& answer) const {
     for (std::size_t i = 0; i < island.size(); ++i) island[i].lambda = answer.lambda[i];
-    for (std::size_t k = 0; k < answer.body.size(); ++k) {
-        bodies[answer.body[k]].velocity = answer.velocity[k];
-        bodies[answer.body[k]].angular_velocity = answer.angular_velocity[k];
-    }
+    answer.velocities.restore(bodies);
 }
 
 // Islands with cable contacts (rows with point-mass terms, Row::spread). The friction rows of a cable lying

@@ -255,7 +255,7 @@ detail::IslandPass detail::IslandWorker::prepare_island(std::span<SolverBody> bo
     pass.residual_before = stats.residual;
     // The restitution phase must not end above the kinetic energy the island had before the impact.
     if (pass.may_bounce) {
-        collect_guard_bodies(island_rows, bodies);
+        guard.collect(island_rows, bodies);
         pass.energy_before_impact = guard_kinetic_energy(bodies);
         if (limit_bounce) measure_limit_kicks(bodies, settings);
     }
@@ -309,7 +309,7 @@ void detail::IslandWorker::inelastic_phase(detail::IslandPass& pass, std::span<S
         }
     }
     guard_inelastic_phase(bodies, pass.may_bounce, pass.phase_1, settings);
-    if (pass.may_bounce) save_guard_velocities(bodies);
+    if (pass.may_bounce) guard.save(bodies);
 }
 
 // Phase 2: restitution impulses, then re-checks; the allowance bounds what they may add.

@@ -29,7 +29,7 @@ void detail::IslandWorker::measure_limit_kicks(std::span<SolverBody> bodies, con
         copy.lambda = 0;
         copy.target = 0;
     }
-    for (const std::uint32_t b : guard_bodies) {
+    for (const std::uint32_t b : guard.body) {
         bodies[b].velocity = bodies[b].kick;
         bodies[b].angular_velocity = Vec3::Zero();
     }
@@ -40,10 +40,7 @@ void detail::IslandWorker::measure_limit_kicks(std::span<SolverBody> bodies, con
     for (std::size_t i = 0; i < island_rows.size(); ++i)
         if (island_rows[i].kind == RowKind::limit)
             limit_kick[i] = detail::row_velocity(island_rows[i], bodies);
-    for (std::size_t k = 0; k < guard_bodies.size(); ++k) {
-        bodies[guard_bodies[k]].velocity = guard_velocity[k];
-        bodies[guard_bodies[k]].angular_velocity = guard_angular_velocity[k];
-    }
+    guard.restore(bodies);
 }
 
 // The share of island row i's inelastic impulse its limit gives back: the rebound of a contact met at the

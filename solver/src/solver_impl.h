@@ -90,20 +90,29 @@ struct IslandPass {
     BlcpResult phase_1;
 };
 
+// Saved velocities of a set of bodies, each once (an island's bodies). Restoring them is exact, where
+// applying impulse differences loses the velocities to rounding after huge impulses (a direct method that
+// blew up).
+struct BodyVelocities {
+    std::vector<std::uint32_t> body;  // ascending
+    std::vector<Vec3> velocity, angular_velocity;
+    // The bodies the rows read, each once, and their velocities now.
+    void collect(std::span<const Row> rows, std::span<const SolverBody> bodies);
+    void save(std::span<const SolverBody> bodies);  // the same bodies' velocities now
+    void restore(std::span<SolverBody> bodies) const;
+};
+
+// One answer of an island: its rows' impulses and its bodies' velocities, which hold them.
+struct IslandAnswer {
+    std::vector<double> lambda;
+    BodyVelocities velocities;
+};
+
 // Solves islands of the exact mode through the phases of solve_exact. Every island touches only its own rows,
 // contacts, joints and movable bodies, so workers on different threads solve different islands at once; a
 // worker's scratch carries nothing from one island to the next that changes an answer, so the results do not
 // depend on which worker (or how many) solved an island. The references are the Solver's shared per-row,
 // per-contact and per-joint arrays; a worker writes only the entries of its island.
-// One answer of an island: its rows' impulses and its bodies' velocities, which hold them. Switching between
-// answers restores the velocities exactly: applying the impulses' differences instead loses the velocities to
-// rounding after an answer with huge impulses (a direct method that blew up).
-struct IslandAnswer {
-    std::vector<double> lambda;
-    std::vector<std::uint32_t> body;  // the bodies of each row in turn (a body may repeat)
-    std::vector<Vec3> velocity, angular_velocity;
-};
-
 struct IslandWorker {
     IslandWorker(std::vector<Row>& rows_, std::vector<ContactRows>& contact_rows_,
                  std::vector<std::int32_t>& local_index_, const std::vector<JointLevers>& joint_levers_,
@@ -161,8 +170,7 @@ struct IslandWorker {
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> joint_decomposition;
     std::vector<double> phase_1_lambda;  // warm start of an island's phase 1
     // Energy safeguards of solve_exact: the island's bodies (each once) and their velocities after phase 1.
-    std::vector<std::uint32_t> guard_bodies;
-    std::vector<Vec3> guard_velocity, guard_angular_velocity;
+    BodyVelocities guard;
 
     std::size_t workspace_bytes() const;  // workspace_memory.cpp
     // One island of solve_exact: the global rows order[begin, end) through all phases; their impulses go back
@@ -231,19 +239,16 @@ struct IslandWorker {
     bool inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
                              std::span<const SolverBody> bodies, double residual) const;
     // Re-solves island_rows (phase 1, started from `approach`) if its answer fails inelastic_energy_ok; with
-    // `restore_saved`, from the velocities collect_guard_bodies saved.
+    // `restore_saved`, from the velocities `guard` saved.
     void guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved, BlcpResult& phase_1,
                                const SolverSettings& settings);
-    void remove_island_impulses(std::span<SolverBody> bodies);  // of island_rows; lambda = 0
-    // Collects the island's bodies and saves their velocities; save_guard_velocities saves them again.
-    void collect_guard_bodies(std::span<const Row> island, std::span<const SolverBody> bodies);
-    void save_guard_velocities(std::span<const SolverBody> bodies);
-    double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard_bodies
+    void remove_island_impulses(std::span<SolverBody> bodies);              // of island_rows; lambda = 0
+    double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard's bodies
     // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
     // most `limit`.
     void limit_restitution_energy(std::span<SolverBody> bodies, double limit);
     // Restitution at joint limits (limit_restitution.cpp): the external forces' kick along each limit row
-    // through the island's joints (after collect_guard_bodies), and the share of a limit row's inelastic
+    // through the island's joints (after guard.collect), and the share of a limit row's inelastic
     // impulse its restitution e gives back.
     void measure_limit_kicks(std::span<SolverBody> bodies, const SolverSettings& settings);
     double limit_rebound_factor(std::size_t i, std::span<const SolverBody> bodies, double e) const;

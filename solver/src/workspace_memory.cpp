@@ -54,8 +54,12 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
            bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h);
 }
 
+std::size_t velocities_bytes(const detail::BodyVelocities& v) {
+    return bytes(v.body) + bytes(v.velocity) + bytes(v.angular_velocity);
+}
+
 std::size_t answer_bytes(const detail::IslandAnswer& a) {
-    return bytes(a.lambda) + bytes(a.body) + bytes(a.velocity) + bytes(a.angular_velocity);
+    return bytes(a.lambda) + velocities_bytes(a.velocities);
 }
 
 }  // namespace
@@ -64,8 +68,8 @@ std::size_t detail::IslandWorker::workspace_bytes() const {
     return bytes(island_rows) + bytes(approach) + bytes(polish_lambda) + bytes(recheck_rows) +
            bytes(limit_kick) + bytes(kick_rows) + blcp_bytes(workspace) + newton_bytes(newton) +
            bytes(raw_targets) + bytes(joint_coupling) + bytes(current_row_velocities) +
-           bytes(phase_1_lambda) + bytes(guard_bodies) + bytes(guard_velocity) +
-           bytes(guard_angular_velocity) + answer_bytes(spread_start) + answer_bytes(spread_best);
+           bytes(phase_1_lambda) + velocities_bytes(guard) + answer_bytes(spread_start) +
+           answer_bytes(spread_best);
 }
 
 std::size_t Solver::Impl::workspace_bytes() const {

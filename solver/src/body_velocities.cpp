@@ -1,0 +1,33 @@
+// Saved velocities of an island's bodies (solver_impl.h, BodyVelocities): the energy safeguards' velocities
+// after phase 1 and the answers an island with cable contacts switches between.
+#include "solver_impl.h"
+
+#include <algorithm>
+
+namespace simpulse::detail {
+
+void BodyVelocities::collect(std::span<const Row> rows, std::span<const SolverBody> bodies) {
+    body.clear();
+    for (const Row& r : rows) for_each_row_body(r, [&](std::uint32_t b) { body.push_back(b); });
+    std::sort(body.begin(), body.end());
+    body.erase(std::unique(body.begin(), body.end()), body.end());
+    velocity.resize(body.size());
+    angular_velocity.resize(body.size());
+    save(bodies);
+}
+
+void BodyVelocities::save(std::span<const SolverBody> bodies) {
+    for (std::size_t k = 0; k < body.size(); ++k) {
+        velocity[k] = bodies[body[k]].velocity;
+        angular_velocity[k] = bodies[body[k]].angular_velocity;
+    }
+}
+
+void BodyVelocities::restore(std::span<SolverBody> bodies) const {
+    for (std::size_t k = 0; k < body.size(); ++k) {
+        bodies[body[k]].velocity = velocity[k];
+        bodies[body[k]].angular_velocity = angular_velocity[k];
+    }
+}
+
+}  // namespace simpulse::detail
