@@ -8,7 +8,11 @@
 // second that no body is under the hills (a ray cast up from its centre hits the height field) or outside the
 // walls.
 //
-// Run: bench_soak [STEPS (default 1000000)] [SEED (default 1)]   (dt = 1/60 s)
+// A long run prints the figures of the steps so far every REPORT steps, so that a run stopped early still
+// tells what it saw.
+//
+// Run: bench_soak [STEPS (default 1000000)] [SEED (default 1)] [REPORT (default 100000; 0: none)]
+// (dt = 1/60 s)
 #include <simpulse/world.h>
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <deque>
 #include <fstream>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -176,10 +181,26 @@ struct Soak {
     }
 };
 
-double percentile(std::vector<float> sorted, double q) {
-    const auto k = static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1));
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
-    return sorted[k];
+// The q-quantile of `times` (reordered in place).
+double percentile(std::span<float> times, double q) {
+    const auto k = static_cast<std::size_t>(q * static_cast<double>(times.size() - 1));
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(k), times.end());
+    return static_cast<double>(times[k]);
+}
+
+// Step-time figures of the first `done` steps, worked out in `scratch` (as long as step_ms and written before
+// the run, so that working them out touches no new memory and the high-water mark reads the engine's).
+struct StepTimes {
+    double mean, p50, p99, p999, max;
+};
+StepTimes step_times(std::span<const float> step_ms, std::span<float> scratch, long long done) {
+    const auto n = static_cast<std::size_t>(done);
+    std::copy_n(step_ms.begin(), n, scratch.begin());
+    const std::span<float> times = scratch.first(n);
+    double total = 0;
+    for (const float ms : times) total += static_cast<double>(ms);
+    return {total / static_cast<double>(n), percentile(times, 0.5), percentile(times, 0.99),
+            percentile(times, 0.999), static_cast<double>(*std::max_element(times.begin(), times.end()))};
 }
 
 }  // namespace
@@ -196,9 +217,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_soak: SEED: expected a non-negative integer, got %s\n", argv[2]);
         return 2;
     }
+    const long long report = argc > 3 ? std::strtoll(argv[3], &end, 10) : 100000;
+    if (argc > 3 && (*end != '\0' || report < 0)) {
+        std::fprintf(stderr, "bench_soak: REPORT: expected a non-negative integer, got %s\n", argv[3]);
+        return 2;
+    }
     Soak soak(static_cast<unsigned>(seed));
     // Written before the run, so that the samples' pages count in the early high-water mark too.
     std::vector<float> step_ms(static_cast<std::size_t>(steps), 0.0f);
+    std::vector<float> scratch(static_cast<std::size_t>(steps), 0.0f);
     long early_high_water = -1;
     int worst_escaped = 0;
     for (long long n = 1; n <= steps; ++n) {
@@ -215,15 +242,22 @@ int main(int argc, char** argv) {
             soak.replace_oldest();
         }
         if (n == steps / 10) early_high_water = high_water_kib();
+        if (report > 0 && n % report == 0 && n < steps) {
+            const StepTimes t = step_times(step_ms, scratch, n);
+            std::printf(
+                "  so far: %lld steps (%.0f s simulated): step time mean %.3f ms, p50 %.3f ms, p99 %.3f ms, "
+                "p99.9 %.3f ms, max %.3f ms (wall); memory high-water mark %ld KiB; non-finite states 0; "
+                "most bodies under the hills or outside the walls at a check %d\n",
+                n, static_cast<double>(n) * kDt, t.mean, t.p50, t.p99, t.p999, t.max, high_water_kib(),
+                worst_escaped);
+            std::fflush(stdout);
+        }
     }
-    double total = 0;
-    for (const float ms : step_ms) total += static_cast<double>(ms);
+    const StepTimes t = step_times(step_ms, scratch, steps);
     std::printf("soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu\n", steps,
                 static_cast<double>(steps) * kDt, soak.world.body_count(), seed);
     std::printf("  step time: mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (wall)\n",
-                total / static_cast<double>(steps), percentile(step_ms, 0.5), percentile(step_ms, 0.99),
-                percentile(step_ms, 0.999),
-                static_cast<double>(*std::max_element(step_ms.begin(), step_ms.end())));
+                t.mean, t.p50, t.p99, t.p999, t.max);
     std::printf("  memory high-water mark: %ld KiB after %lld steps, %ld KiB at the end\n", early_high_water,
                 steps / 10, high_water_kib());
     std::printf("  non-finite states: 0; most bodies under the hills or outside the walls at a check: %d\n",
