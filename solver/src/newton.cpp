@@ -48,12 +48,14 @@ namespace {
 
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// Rounding of the velocities, relative to the largest one: the residual of a row (a sum of a few products)
-// cannot be trusted below 1000 ulps of it, nor the subproblem's gradient (M^-1 times a sum of forces) below
-// 10 ulps. At 10 m/s these are 2e-12 and 2e-14 m/s, far below the tolerances; at 1e20 m/s (a step of 1e19 s
-// under gravity) they are what can be reached, where the iterations would otherwise run to their caps.
+// Rounding of the velocities, relative to the largest one: neither the residual of a row (a sum of a few
+// products) nor the subproblem's gradient (M^-1 times a sum of forces over the rows) can be trusted below
+// 1000 ulps of it. At 1 m/s that is 2e-13 m/s, below the subproblem's target of 1e-3 times the tolerance;
+// from about 5 m/s up it is the target. A floor of 10 ulps for the gradient left subproblems at 100 m/s
+// running their Newton steps in the rounding (test BlcpPaths.NewtonMethodMeetsItsToleranceAtHighSpeeds); at
+// 1e20 m/s (a step of 1e19 s under gravity) the residual's floor is what can be reached at all.
 constexpr double kResidualRounding = 1000 * std::numeric_limits<double>::epsilon();
-constexpr double kGradientRounding = 10 * std::numeric_limits<double>::epsilon();
+constexpr double kGradientRounding = 1000 * std::numeric_limits<double>::epsilon();
 
 Vec6 jacobian_a(const Row& r) {
     Vec6 j;
@@ -564,7 +566,9 @@ bool Island::solve_subproblem(const NewtonSettings& settings, NewtonResult& resu
     const double tolerance = std::max(1e-3 * settings.tolerance, kGradientRounding * velocity_scale_);
     for (int iteration = 0; iteration < settings.max_newton; ++iteration) {
         if (gradient_velocity() <= tolerance) return true;
-        if (result.factorizations >= settings.max_factorizations) return false;
+        if (result.factorizations >= settings.max_factorizations ||
+            result.newton >= settings.max_newton_total)
+            return false;
         ++result.newton;
         if (!have_factor_ || ws.free != ws.factored_free) {
             factorise();
@@ -610,7 +614,7 @@ NewtonResult solve_blcp_newton(std::span<Row> rows, std::span<SolverBody> bodies
     island.set_velocity_scale(std::max(ws.v0.lpNorm<Eigen::Infinity>(), ws.v.lpNorm<Eigen::Infinity>()));
     const double reachable = std::max(settings.tolerance, kResidualRounding * island.velocity_scale());
     while (residual > reachable && result.outer < settings.max_outer &&
-           result.factorizations < settings.max_factorizations) {
+           result.factorizations < settings.max_factorizations && result.newton < settings.max_newton_total) {
         ++result.outer;
         const bool solved = island.solve_subproblem(settings, result);
         const double previous = residual;
