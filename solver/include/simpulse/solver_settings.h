@@ -81,8 +81,9 @@ struct SolverSettings {
     double iterative_tolerance = 1e-5;
     double iterative_accept = 1e-3;
     int max_iterations = 60;
-    // Newton method: numeric factorisations per island solve at most; an island still above `tolerance`
-    // then keeps the iterate with the smallest residual.
+    // Newton method: numeric factorisations per island solve at most, and 20 times as many Newton steps
+    // (those that reuse a factorisation included); an island still above `tolerance` then keeps the iterate
+    // with the smallest residual.
     int newton_max_factorizations = 100;
     // Newton method: islands with more bodies (cable control points included) keep their sweeps' answer
     // (counted as missed). A landing heap
