@@ -51,12 +51,6 @@ BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<S
     detail::NewtonSettings newton_settings;
     newton_settings.tolerance = settings.tolerance;
     newton_settings.max_factorizations = settings.newton_max_factorizations;
-    // The Newton steps that reuse a factorisation count towards the cost cap too: up to 20 per allowed
-    // factorisation. Solves take at most 15 per factorisation in the shipped scenes and the 1,000-box heap,
-    // 36 on stacks hit at up to 800 m/s (1,394 in all; BlcpPaths.NewtonMethodMeetsItsToleranceAtHighSpeeds),
-    // and 67 on a fuzzed world of velocities near 1e16 m/s, where they made a 1 s step.
-    newton_settings.max_newton_total = static_cast<int>(
-        std::min<long long>(20LL * settings.newton_max_factorizations, std::numeric_limits<int>::max()));
     const detail::NewtonResult n = detail::solve_blcp_newton(island, bodies, newton, newton_settings);
     BlcpResult result;
     result.iterations = earlier_iterations + n.newton;

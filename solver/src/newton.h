@@ -15,13 +15,12 @@
 namespace simpulse::detail {
 
 struct NewtonSettings {
-    double tolerance = 1e-9;       // largest complementarity violation accepted, m/s
-    int max_outer = 200;           // proximal-point iterations
-    int max_newton = 100;          // Newton iterations per subproblem
-    int max_factorizations = 400;  // per solve: the cost cap of an island that does not converge
-    // Newton steps per solve, those that reuse a factorisation included: each costs a back-substitution and
-    // an exact line search of up to 60 passes over the rows (island_method.cpp sets 20 per factorisation).
-    int max_newton_total = 8000;
+    double tolerance = 1e-9;  // largest complementarity violation accepted, m/s
+    int max_outer = 200;      // proximal-point iterations
+    int max_newton = 100;     // Newton iterations per subproblem
+    // Per solve: the cost cap of an island that does not converge, with 20 times as many Newton steps
+    // (newton.cpp, kStepsPerFactorization).
+    int max_factorizations = 400;
     double proximal_start = 1e-2;  // first proximal weight, relative to a row's effective mass A_ii
     double proximal_min = 1e-8;    // the smallest proximal weight
     double proximal_drop = 0.1;    // factor applied to the weight after an iteration that gained little
