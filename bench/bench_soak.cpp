@@ -203,6 +203,12 @@ StepTimes step_times(std::span<const float> step_ms, std::span<float> scratch, l
             percentile(times, 0.999), static_cast<double>(*std::max_element(times.begin(), times.end()))};
 }
 
+// "step time: mean ... (wall)", without a line end.
+void print_step_times(const StepTimes& t) {
+    std::printf("step time: mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (wall)",
+                t.mean, t.p50, t.p99, t.p999, t.max);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -243,21 +249,19 @@ int main(int argc, char** argv) {
         }
         if (n == steps / 10) early_high_water = high_water_kib();
         if (report > 0 && n % report == 0 && n < steps) {
-            const StepTimes t = step_times(step_ms, scratch, n);
+            std::printf("  so far: %lld steps (%.0f s simulated): ", n, static_cast<double>(n) * kDt);
+            print_step_times(step_times(step_ms, scratch, n));
             std::printf(
-                "  so far: %lld steps (%.0f s simulated): step time mean %.3f ms, p50 %.3f ms, p99 %.3f ms, "
-                "p99.9 %.3f ms, max %.3f ms (wall); memory high-water mark %ld KiB; non-finite states 0; "
-                "most bodies under the hills or outside the walls at a check %d\n",
-                n, static_cast<double>(n) * kDt, t.mean, t.p50, t.p99, t.p999, t.max, high_water_kib(),
-                worst_escaped);
+                "; memory high-water mark %ld KiB; non-finite states 0; most bodies under the hills or "
+                "outside the walls at a check %d\n",
+                high_water_kib(), worst_escaped);
             std::fflush(stdout);
         }
     }
-    const StepTimes t = step_times(step_ms, scratch, steps);
-    std::printf("soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu\n", steps,
+    std::printf("soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu\n  ", steps,
                 static_cast<double>(steps) * kDt, soak.world.body_count(), seed);
-    std::printf("  step time: mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (wall)\n",
-                t.mean, t.p50, t.p99, t.p999, t.max);
+    print_step_times(step_times(step_ms, scratch, steps));
+    std::printf("\n");
     std::printf("  memory high-water mark: %ld KiB after %lld steps, %ld KiB at the end\n", early_high_water,
                 steps / 10, high_water_kib());
     std::printf("  non-finite states: 0; most bodies under the hills or outside the walls at a check: %d\n",
