@@ -7,10 +7,10 @@
 #include <simpulse/world.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -42,11 +42,9 @@ class Bytes {
                                                             std::numeric_limits<double>::infinity()};
         const std::uint8_t b = byte();
         if (b < 224) return kPalette[b % kPalette.size()];
-        double raw = 0;
-        std::uint8_t bytes[sizeof raw];
-        for (std::uint8_t& x : bytes) x = byte();
-        std::memcpy(&raw, bytes, sizeof raw);
-        return raw;
+        std::uint64_t bits = 0;  // little-endian, as the corpus was written
+        for (int k = 0; k < 8; ++k) bits |= std::uint64_t{byte()} << (8 * k);
+        return std::bit_cast<double>(bits);
     }
     Vec3 vector() {
         const double x = number(), y = number(), z = number();
