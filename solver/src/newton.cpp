@@ -53,7 +53,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // 1000 ulps of it. At 1 m/s that is 2e-13 m/s, below the subproblem's target of 1e-3 times the tolerance;
 // from about 5 m/s up it is the target. A floor of 10 ulps for the gradient left subproblems at 100 m/s
 // running their Newton steps in the rounding (test BlcpPaths.NewtonMethodMeetsItsToleranceAtHighSpeeds); at
-// 1e20 m/s (a step of 1e19 s under gravity) the residual's floor is what can be reached at all.
+// 1e20 m/s (a step of 1e19 s under gravity) the residual's floor is what can be reached at all. The residual
+// has the same floor relative to its rows' terms (Island::row_term_scale), which exceed the velocities by the
+// lever arms: a fuzzed world of boxes 1e9 m wide stepped at dt = 1e9 s sat at that floor, far above the one
+// of its velocities, and spent the whole budget (2,000 Newton steps with their line searches) in every
+// substep.
 constexpr double kResidualRounding = 1000 * std::numeric_limits<double>::epsilon();
 constexpr double kGradientRounding = 1000 * std::numeric_limits<double>::epsilon();
 // Newton steps per allowed factorisation, those that reuse a factorisation included (each costs a
@@ -119,6 +123,10 @@ class Island {
     // The largest velocity of the island (warm start or current iterate), which bounds what rounding allows.
     void set_velocity_scale(double scale) { velocity_scale_ = scale; }
     double velocity_scale() const { return velocity_scale_; }
+    // The largest sum of the magnitudes of a row's terms (its target and the products J_i x of each body) at
+    // x, times the row's lever: the rounding of that row's residual is relative to this, and it exceeds the
+    // velocity scale where the targets or the lever arms are far larger than the velocities.
+    double row_term_scale(const Eigen::VectorXd& x) const;
     void write_back(const std::vector<double>& lambda);
 
   private:
@@ -243,6 +251,25 @@ double Island::row_velocity(std::size_t i, const Eigen::VectorXd& x) const {
          k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k)
         w += ws.spread_weight[k] * r.dir.dot(x.segment<3>(6 * ws.spread_body[k]));
     return w;
+}
+
+double Island::row_term_scale(const Eigen::VectorXd& x) const {
+    const NewtonWorkspace& ws = ws_;
+    double scale = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const Row& r = rows_[i];
+        double terms = std::abs(r.target);
+        if (const std::int32_t a = ws.row_a[i]; a >= 0)
+            terms += jacobian_a(r).cwiseAbs().dot(x.segment<6>(6 * a).cwiseAbs());
+        if (const std::int32_t b = ws.row_b[i]; b >= 0)
+            terms += jacobian_b(r).cwiseAbs().dot(x.segment<6>(6 * b).cwiseAbs());
+        for (auto k = static_cast<std::size_t>(ws.spread_start[i]);
+             k < static_cast<std::size_t>(ws.spread_start[i + 1]); ++k)
+            terms += std::abs(ws.spread_weight[k]) *
+                     r.dir.cwiseAbs().dot(x.segment<3>(6 * ws.spread_body[k]).cwiseAbs());
+        scale = std::max(scale, terms * r.lever);
+    }
+    return scale;
 }
 
 std::pair<double, double> Island::residual(const std::vector<double>& lambda) {
@@ -623,7 +650,10 @@ NewtonResult solve_blcp_newton(std::span<Row> rows, std::span<SolverBody> bodies
     island.update_bounds(lambda, 1.0);
     double relaxation = 1.0;
     island.set_velocity_scale(std::max(ws.v0.lpNorm<Eigen::Infinity>(), ws.v.lpNorm<Eigen::Infinity>()));
-    const double reachable = std::max(settings.tolerance, kResidualRounding * island.velocity_scale());
+    const double reachable = std::max(
+        settings.tolerance,
+        kResidualRounding *
+            std::max({island.velocity_scale(), island.row_term_scale(ws.v0), island.row_term_scale(ws.v)}));
     while (residual > reachable && result.outer < settings.max_outer &&
            result.factorizations < settings.max_factorizations &&
            result.newton < max_newton_steps(settings)) {
