@@ -3,10 +3,10 @@
 // stands for a fraction of a second of Release, as the instrumentation slows the solver 50-200 times. This
 // measures the criterion directly: the CPU time of each input in the build users run.
 //
-// Usage: TARGET_replay [--hang SECONDS (default 1)] [--slowest N (default 5)] PATH...
+// Usage: TARGET_replay [--hang SECONDS (default 1)] [--slowest N (default 5)] [--report] PATH...
 // A PATH is a file or a directory, whose regular files are replayed in name order. Prints the number of
-// inputs, their total CPU time, the N slowest and the number over SECONDS; exits 1 if there is one (0
-// otherwise, 2 on bad arguments or an unreadable path).
+// inputs, their total CPU time, the N slowest and the number over SECONDS, each of those on a line starting
+// "over"; exits 1 if there is one, unless --report (0 otherwise, 2 on bad arguments or an unreadable path).
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -80,7 +80,8 @@ bool read_file(const fs::path& path, std::vector<std::uint8_t>& bytes) {
 }
 
 int usage(const char* message) {
-    std::fprintf(stderr, "replay: %s\nusage: TARGET_replay [--hang SECONDS] [--slowest N] PATH...\n",
+    std::fprintf(stderr,
+                 "replay: %s\nusage: TARGET_replay [--hang SECONDS] [--slowest N] [--report] PATH...\n",
                  message);
     return 2;
 }
@@ -90,10 +91,13 @@ int usage(const char* message) {
 int main(int argc, char** argv) {
     double hang = 1.0;
     long slowest_count = 5;
+    bool report_only = false;
     std::vector<fs::path> inputs;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--hang" || arg == "--slowest") {
+        if (arg == "--report") {
+            report_only = true;
+        } else if (arg == "--hang" || arg == "--slowest") {
             if (i + 1 == argc) return usage((arg + ": expected a value").c_str());
             const bool valid =
                 arg == "--hang" ? parse_seconds(argv[++i], hang) : parse_count(argv[++i], slowest_count);
@@ -132,5 +136,7 @@ int main(int argc, char** argv) {
     std::printf("%zu inputs, %.3f s of CPU time in all; %td over %g s\n", times.size(), total, over, hang);
     for (std::size_t k = 0; k < shown; ++k)
         std::printf("  %.4f s  %s\n", times[k].first, times[k].second.c_str());
-    return over == 0 ? 0 : 1;
+    for (const auto& [seconds, input] : times)
+        if (seconds > hang) std::printf("over %g s: %.4f s  %s\n", hang, seconds, input.c_str());
+    return over == 0 || report_only ? 0 : 1;
 }
