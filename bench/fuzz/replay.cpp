@@ -5,8 +5,9 @@
 //
 // Usage: TARGET_replay [--hang SECONDS (default 1)] [--slowest N (default 5)] [--report] PATH...
 // A PATH is a file or a directory, whose regular files are replayed in name order. Prints the number of
-// inputs, their total CPU time, the N slowest and the number over SECONDS, each of those on a line starting
-// "over"; exits 1 if there is one, unless --report (0 otherwise, 2 on bad arguments or an unreadable path).
+// inputs, their total CPU time, the N slowest, the number over SECONDS and then each of them on a line
+// starting "over"; exits 1 if there is one, unless --report (0 otherwise, 2 on bad arguments or an unreadable
+// path).
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,12 +133,14 @@ int main(int argc, char** argv) {
     const auto shown = std::min(times.size(), static_cast<std::size_t>(slowest_count));
     std::partial_sort(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(shown), times.end(),
                       [](const auto& x, const auto& y) { return x.first > y.first; });
-    const auto over =
-        std::count_if(times.begin(), times.end(), [&](const auto& t) { return t.first > hang; });
-    std::printf("%zu inputs, %.3f s of CPU time in all; %td over %g s\n", times.size(), total, over, hang);
+    std::vector<std::pair<double, fs::path>> over;
+    std::copy_if(times.begin(), times.end(), std::back_inserter(over),
+                 [&](const auto& t) { return t.first > hang; });
+    std::printf("%zu inputs, %.3f s of CPU time in all; %zu over %g s\n", times.size(), total, over.size(),
+                hang);
     for (std::size_t k = 0; k < shown; ++k)
         std::printf("  %.4f s  %s\n", times[k].first, times[k].second.c_str());
-    for (const auto& [seconds, input] : times)
-        if (seconds > hang) std::printf("over %g s: %.4f s  %s\n", hang, seconds, input.c_str());
-    return over == 0 || report_only ? 0 : 1;
+    for (const auto& [seconds, input] : over)
+        std::printf("over %g s: %.4f s  %s\n", hang, seconds, input.c_str());
+    return over.empty() || report_only ? 0 : 1;
 }
