@@ -1,7 +1,8 @@
 // The exact mode's choice of method for one island's boxed LCP (blcp.h): the direct active-set method for
 // small islands, the iterative sweeps first for mid-size contact islands, for islands above direct_max_rows
 // the sweeps with the Newton method (newton.h) where they end above iterative_accept, and for islands with
-// cable contacts the direct method, then the sweeps and the Newton method where it misses the tolerance.
+// cable contacts the direct method (up to direct_max_rows), then the sweeps and the Newton method where it
+// misses the tolerance.
 #include "solver_impl.h"
 
 #include <algorithm>
@@ -156,9 +157,11 @@ void detail::IslandWorker::restore_answer(std::span<Row> island, std::span<Solve
 // (residuals above 1e11 m/s on a box resting on three cables with every solve aimed at the tolerance) and the
 // sweeps stall a few mm/s from the answer; the Newton method's proximal loop converges from a good start but
 // not always within its factorisation budget from a poor one. So, as for large islands: a warm start that
-// solves the island is kept; otherwise the direct method runs (at most max_active_set_iterations, no
-// fallbacks) and is kept if it reaches the tolerance, as it does on small islands at a fraction of the other
-// methods' cost; otherwise the sweeps run from the warm start, the closer of the two answers is kept (a
+// solves the island is kept; otherwise, up to direct_max_rows, the direct method runs (at most
+// max_active_set_iterations, no fallbacks) and is kept if it reaches the tolerance, as it does on small
+// islands at a fraction of the other methods' cost (above that size one body touching many rows, a big body
+// buried in a height field beside the cable, makes its row-space matrix dense: seconds and tens of MB a
+// solve); otherwise the sweeps run from the warm start, the closer of the two answers is kept (a
 // non-converged direct answer counts only with a finite residual), and the Newton method solves the island
 // from it (from the warm start if neither is finite; up to newton_max_bodies bodies), kept if closer still.
 BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std::span<SolverBody> bodies,
@@ -172,13 +175,17 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
         return result;
     }
     save_answer(island, bodies, spread_start);
-    BlcpResult best = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
-                                                settings.dense_max_rows, /*give_up=*/true);
-    if (best.converged && best.residual <= settings.tolerance) {
-        record(best, true, settings);
-        return best;
+    BlcpResult best;
+    best.residual = std::numeric_limits<double>::infinity();
+    if (static_cast<int>(island.size()) <= settings.direct_max_rows) {
+        best = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
+                                         settings.dense_max_rows, /*give_up=*/true);
+        if (best.converged && best.residual <= settings.tolerance) {
+            record(best, true, settings);
+            return best;
+        }
+        if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
     }
-    if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
     int iterations = best.iterations;
     stats.pivots += best.pivots;
     // The sweeps start from the warm start as the direct method did (the rows' impulses, which the velocities
