@@ -51,6 +51,7 @@ void DynamicsWorld::advance_substeps(double dt) {
     const double shortest = dt / std::max(1, settings_.max_substeps);
     last_substeps_ = 0;
     last_joint_drift_ = 0;
+    newton_capped_in_step_ = false;
     double remaining = dt, h = dt;
     while (remaining > 0) {
         h = std::min(h, remaining);
@@ -60,6 +61,7 @@ void DynamicsWorld::advance_substeps(double dt) {
             bodies_[i].torque = forces_[i].second;
         }
         const SubstepResult result = substep(h, h > shortest * (1 + 1e-9));
+        newton_capped_in_step_ = newton_capped_in_step_ || solver_.stats().newton_capped > 0;
         if (result == SubstepResult::non_finite) break;
         if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);

@@ -58,6 +58,7 @@ BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<S
     result.residual = n.residual;
     result.converged = n.converged;
     stats.newton_islands += 1;
+    stats.newton_capped += n.capped;
     stats.factorizations += n.factorizations;
     stats.relative_residual = std::max(stats.relative_residual, n.relative);
     return result;

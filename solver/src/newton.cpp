@@ -673,6 +673,7 @@ NewtonResult solve_blcp_newton(std::span<Row> rows, std::span<SolverBody> bodies
         if (solved && residual > 0.25 * previous && residual <= previous && eps > settings.proximal_min)
             island.set_compliance(eps = std::max(settings.proximal_min, eps * settings.proximal_drop));
     }
+    result.capped = residual > reachable;
     if (residual > best_residual) {
         lambda = ws.best;
         island.velocities_from(lambda);

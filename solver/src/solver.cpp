@@ -396,6 +396,7 @@ void add_island_stats(SolverStats& into, const SolverStats& from) {
     into.iterative_islands += from.iterative_islands;
     into.newton_islands += from.newton_islands;
     into.factorizations += from.factorizations;
+    into.newton_capped += from.newton_capped;
     into.missed_islands += from.missed_islands;
     into.relative_residual = std::max(into.relative_residual, from.relative_residual);
     into.iterations += from.iterations;

@@ -83,7 +83,8 @@ struct SolverSettings {
     int max_iterations = 60;
     // Newton method: numeric factorisations per island solve at most, and 20 times as many Newton steps
     // (those that reuse a factorisation included); an island still above `tolerance` then keeps the iterate
-    // with the smallest residual.
+    // with the smallest residual. A world step gives its substeps after one whose Newton solve stopped at
+    // these caps a tenth of them (dynamics/src/solve_velocities.cpp).
     int newton_max_factorizations = 100;
     // Newton method: islands with more bodies (cable control points included) keep their sweeps' answer
     // (counted as missed). A landing heap
@@ -119,6 +120,7 @@ struct SolverStats {
     int iterative_islands = 0;
     int newton_islands = 0;
     int factorizations = 0;  // numeric factorisations of the Newton method, summed over islands
+    int newton_capped = 0;   // Newton solves stopped by their caps short of the tolerance
     int missed_islands = 0;  // island solves (restitution and joint-target rounds included) that ended
                              // above SolverSettings::tolerance
     // Largest violation in impulse terms (violation / A_ii) relative to the island's largest impulse.
