@@ -212,11 +212,12 @@ detail::IslandPass detail::IslandWorker::prepare_island(std::span<SolverBody> bo
     for (std::size_t i = 0; i < island_rows.size(); ++i) {
         Row& r = island_rows[i];
         approach[i] = detail::row_velocity(r, bodies);
-        if (!detail::unilateral(r.kind) || row_restitution(r, contacts, joint_levers) <= 0 ||
-            !is_impact(r, approach[i], settings))
-            continue;
+        const double e = detail::unilateral(r.kind) ? row_restitution(r, contacts, joint_levers) : 0.0;
+        // A limit restitutes whenever an impact in the island loads it, an impact itself or not (restitute):
+        // its kick is measured for either.
+        if (r.kind == RowKind::limit && e > 0 && !r.persistent) limit_bounce = true;
+        if (e <= 0 || !is_impact(r, approach[i], settings)) continue;
         pass.may_bounce = true;  // phase 2 may give this row restitution (if phase 1 loads it)
-        if (r.kind == RowKind::limit) limit_bounce = true;
         // A restituting contact whose gap closes within this step bounces from where it is now: its inelastic
         // phase stops the approach completely (target 0 instead of the speculative gap / dt), so the
         // restitution impulse e * lambda reverses the full impact speed.
