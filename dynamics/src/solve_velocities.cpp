@@ -20,9 +20,10 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
     solver_settings.restitution_threshold =
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
     // A step spends one Newton budget on an island it cannot solve, not one per substep: after a substep in
-    // which a Newton solve ran out its budget short of the tolerance, the step's later substeps (halved ones
-    // after a rejection, up to max_substeps) run the method with a tenth of it. A diverging world (fuzzed:
-    // gravity 1e52 m/s^2, dt = 1e9 s) otherwise repeated its capped solve 37 times a step, 0.7 s a step.
+    // which any Newton solve ran out its budget short of the tolerance, the step's later substeps (halved
+    // ones after a rejection, up to max_substeps) run the method on every island with a tenth of it. A
+    // diverging world (fuzzed: gravity 1e52 m/s^2, dt = 1e9 s) otherwise repeated its capped solve 37 times a
+    // step, 0.7 s a step.
     if (newton_capped_in_step_)
         solver_settings.newton_max_factorizations =
             std::max(1, solver_settings.newton_max_factorizations / kNewtonShareAfterCap);

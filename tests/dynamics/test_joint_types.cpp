@@ -464,20 +464,13 @@ TEST(JointTypes, SliderMotorLiftsABoxAtItsForceLimitOrLosesToItsWeight) {
     }
 }
 
-// A disc on a hinge about its own axis, in free space, limited to [-0.5, 0.5] rad with restitution e: it
-// turns at 2 rad/s until a limit, which sends it back at e times that speed (one row, its impulse the whole
-// approach: w' = -e w to round-off). At e = 1 it bounces between the limits for 10 s (20 impacts) and keeps
-// its kinetic energy (the 1 % is far above what an exact single-row impact leaves: 1e-9 is the
-// solver's tolerance on the row velocity, relative to 2 rad/s), and never passes a limit by more than the
-// projection leaves (1e-9 rad).
 // A rod hinged at one end in free space, at the lower limit of [0, 0.5] rad (restitution 1; the angle is 0
 // where the joint was made, and a spin about +z lowers it) and creeping into it at 1e-4 rad/s (too slow to be
-// an impact), is struck at 0.8 m
-// by a ball moving at 1 m/s perpendicular to it, every restitution 1 and no friction: the limit holds the
-// rod, so the ball meets a fixed wall and leaves at -1 m/s. The limit restitutes as the ball's impact loads
-// it though it is no impact itself, which reads its kick through the joints: that kick has to be measured for
-// such a limit too (it was only for limits that were impacts themselves, and the read of an unmeasured kick
-// crashed a fuzzed world).
+// an impact), is struck at 0.8 m by a ball moving at 1 m/s perpendicular to it, every restitution 1 and no
+// friction: the limit holds the rod, so the ball meets a fixed wall and leaves at -1 m/s. The limit
+// restitutes as the ball's impact loads it though it is no impact itself, which reads its kick through the
+// joints: that kick has to be measured for such a limit too (it was only for limits that were impacts
+// themselves, and the read of an unmeasured kick crashed a fuzzed world).
 TEST(JointTypes, HingeLimitLoadedByAnotherImpactBouncesTheBallBack) {
     DynamicsWorld w(free_space());
     Material elastic;
@@ -504,6 +497,12 @@ TEST(JointTypes, HingeLimitLoadedByAnotherImpactBouncesTheBallBack) {
     EXPECT_LE(spin, 1e-9) << "the rod turns past its limit at " << spin << " rad/s";
 }
 
+// A disc on a hinge about its own axis, in free space, limited to [-0.5, 0.5] rad with restitution e: it
+// turns at 2 rad/s until a limit, which sends it back at e times that speed (one row, its impulse the whole
+// approach: w' = -e w to round-off). At e = 1 it bounces between the limits for 10 s (20 impacts) and keeps
+// its kinetic energy (the 1 % is far above what an exact single-row impact leaves: 1e-9 is the
+// solver's tolerance on the row velocity, relative to 2 rad/s), and never passes a limit by more than the
+// projection leaves (1e-9 rad).
 TEST(JointTypes, HingeLimitWithRestitutionReturnsEtimesTheApproachSpeed) {
     for (const double e : {1.0, 0.5}) {
         DynamicsWorld w(free_space());

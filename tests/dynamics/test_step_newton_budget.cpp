@@ -55,7 +55,9 @@ TEST(StepNewtonBudget, LaterSubstepsOfAStepWithACappedSolveGetATenth) {
         const SolverStats& stats = whole.solver_stats();
         if (stats.newton_capped == 0) continue;
         ++capped_steps;
-        EXPECT_EQ(stats.factorizations, kBudget) << "step " << i;
+        // At least one solve ran its whole budget; no solve had more (the rule does not leak across steps).
+        EXPECT_GE(stats.factorizations, kBudget) << "step " << i;
+        EXPECT_LE(stats.factorizations, stats.newton_islands * kBudget) << "step " << i;
     }
     ASSERT_GT(capped_steps, 0) << "the tower's solves do not run out their budget: nothing to test";
 
