@@ -61,8 +61,8 @@ void DynamicsWorld::advance_substeps(double dt) {
             bodies_[i].torque = forces_[i].second;
         }
         const SubstepResult result = substep(h, h > shortest * (1 + 1e-9));
+        if (result == SubstepResult::non_finite) break;  // before the solve: no statistics of this substep
         newton_capped_in_step_ = newton_capped_in_step_ || solver_.stats().newton_capped > 0;
-        if (result == SubstepResult::non_finite) break;
         if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);
             continue;

@@ -185,8 +185,8 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
             record(best, true, settings);
             return best;
         }
-        if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
     }
+    if (!std::isfinite(best.residual)) best.residual = std::numeric_limits<double>::infinity();
     int iterations = best.iterations;
     stats.pivots += best.pivots;
     // The sweeps start from the warm start as the direct method did (the rows' impulses, which the velocities
