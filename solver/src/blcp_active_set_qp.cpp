@@ -3,7 +3,8 @@
 // <= hi, solved by the classical primal active-set method (Nocedal & Wright, Numerical Optimization,
 // alg. 16.3): every iteration either moves to the minimiser on the current working set, stops at the first
 // blocking bound, or releases the bound with the most negative multiplier. The objective decreases
-// monotonically, so it cannot cycle the way the primal-dual method can on matrices that are not M-matrices.
+// monotonically, so it cannot cycle the way the primal-dual method can on matrices that are not M-matrices
+// (in round-off it can, on a singular free block; `solve` ends a round there).
 // Friction bounds mu lambda_n are then updated from the new normal impulses and the QP solved again until
 // they stop changing (fixed point = Coulomb).
 #include "blcp.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace simpulse::detail {
 namespace {
@@ -53,9 +55,11 @@ class ConvexQp {
     // The step to the minimiser on the working set (refined; least squares along unbounded rows that cannot
     // reach their targets), into step_.
     void newton_step();
-    // At the minimiser on the working set: releases the bound whose multiplier has the wrong sign the most;
-    // false if there is none (the QP is solved).
-    bool release_bound(BlcpResult& result);
+    // At the minimiser on the working set: the bound whose multiplier has the wrong sign the most; -1 if
+    // there is none (the QP is solved).
+    Eigen::Index most_violated_bound() const;
+    // The objective 1/2 l^T A l + (q - target)^T l at `lambda` from the gradient there, and its round-off.
+    std::pair<double, double> objective() const;
 
     std::span<Row> rows_;
     BlcpWorkspace& ws_;
@@ -157,7 +161,7 @@ void ConvexQp::newton_step() {
     for (Eigen::Index r = 0; r < m; ++r) step_[ws_.free_rows[static_cast<std::size_t>(r)]] = x[r];
 }
 
-bool ConvexQp::release_bound(BlcpResult& result) {
+Eigen::Index ConvexQp::most_violated_bound() const {
     Eigen::Index worst = -1;
     double worst_value = tolerance_;
     for (Eigen::Index i = 0; i < n_; ++i) {
@@ -165,10 +169,17 @@ bool ConvexQp::release_bound(BlcpResult& result) {
         const double violation = s == -1 ? -gradient_[i] : s == 1 ? gradient_[i] : 0.0;
         if (lo_[i] < hi_[i] && violation > worst_value) worst_value = violation, worst = i;
     }
-    if (worst < 0) return false;
-    working_[static_cast<std::size_t>(worst)] = 0;
-    ++result.pivots;
-    return true;
+    return worst;
+}
+
+std::pair<double, double> ConvexQp::objective() const {
+    double value = 0, magnitude = 0;
+    for (Eigen::Index i = 0; i < n_; ++i) {
+        const double linear = q_[i] - rows_[static_cast<std::size_t>(i)].target;
+        value += 0.5 * lambda[i] * (gradient_[i] + linear);
+        magnitude += std::abs(lambda[i]) * (std::abs(gradient_[i]) + std::abs(linear));
+    }
+    return {value, 1e-12 * magnitude};
 }
 
 // A full step (no bound in the way) ends at the minimiser on the working set, and the next solve returns a
@@ -186,6 +197,10 @@ void ConvexQp::solve(BlcpResult& result) {
     double last_full_step = std::numeric_limits<double>::infinity();
     int full_steps = 0;
     bool at_minimiser = false;
+    // The bound released last and the objective then: the objective falls from one release to the next
+    // unless the method cycles.
+    Eigen::Index released = -1;
+    double objective_at_release = std::numeric_limits<double>::infinity();
     for (int iteration = 0; iteration < 10 * static_cast<int>(n_) + 10; ++iteration) {
         ++result.iterations;
         gradient_.noalias() = a_ * lambda;
@@ -198,7 +213,20 @@ void ConvexQp::solve(BlcpResult& result) {
         step_.setZero();
         if (!ws_.free_rows.empty() && !at_minimiser) newton_step();
         if (step_.cwiseAbs().maxCoeff() * std::max(1.0, a_.diagonal().maxCoeff()) <= tolerance_) {
-            if (!release_bound(result)) break;
+            const Eigen::Index row = most_violated_bound();
+            if (row < 0) break;
+            // Releasing the same bound again without a lower objective: in exact arithmetic the step after
+            // a release moves into the feasible side and lowers the objective, but where the free block is
+            // singular to working precision the released bound can block the very next step with no move,
+            // and a step along the flat direction changes nothing but round-off. Releasing it again would
+            // repeat those iterations up to the cap, one dense factorisation each; lambda is the minimiser
+            // as far as working precision tells.
+            const auto [value, round_off] = objective();
+            if (row == released && !(value < objective_at_release - round_off)) break;
+            released = row;
+            objective_at_release = value;
+            working_[static_cast<std::size_t>(row)] = 0;
+            ++result.pivots;
             last_full_step = std::numeric_limits<double>::infinity();
             full_steps = 0;
             at_minimiser = false;
@@ -211,7 +239,7 @@ void ConvexQp::solve(BlcpResult& result) {
         double alpha = 1.0;
         if (ray) {
             const double slope = gradient_.dot(step_);
-            auto a_step = ws_.w.head(n_);  // scratch here: ws.w is only the result's velocity at the end
+            auto a_step = leading(ws_.w, n_);  // scratch here: ws.w is only the result's velocity at the end
             a_step.noalias() = a_ * step_;
             const double curvature = step_.dot(a_step);
             if (!(slope < 0)) {  // no descent along it: lambda is a minimiser on the working set
