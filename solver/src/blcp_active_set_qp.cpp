@@ -4,7 +4,7 @@
 // alg. 16.3): every iteration either moves to the minimiser on the current working set, stops at the first
 // blocking bound, or releases the bound with the most negative multiplier. The objective decreases
 // monotonically, so it cannot cycle the way the primal-dual method can on matrices that are not M-matrices
-// (in round-off it can, on a singular free block; `solve` ends a round there).
+// (in round-off it can, on a singular free block; `release_bound` ends a round there).
 // Friction bounds mu lambda_n are then updated from the new normal impulses and the QP solved again until
 // they stop changing (fixed point = Coulomb).
 #include "blcp.h"
@@ -55,9 +55,9 @@ class ConvexQp {
     // The step to the minimiser on the working set (refined; least squares along unbounded rows that cannot
     // reach their targets), into step_.
     void newton_step();
-    // At the minimiser on the working set: the bound whose multiplier has the wrong sign the most; -1 if
-    // there is none (the QP is solved).
-    Eigen::Index most_violated_bound() const;
+    // At the minimiser on the working set: releases the bound whose multiplier has the wrong sign the most;
+    // false if there is none (the QP is solved) or if releasing it would repeat a cycle (below).
+    bool release_bound(BlcpResult& result);
     // The objective 1/2 l^T A l + (q - target)^T l at `lambda` from the gradient there, and its round-off.
     std::pair<double, double> objective() const;
 
@@ -70,6 +70,9 @@ class ConvexQp {
     Eigen::Ref<Eigen::VectorXd> lo_, hi_, gradient_, step_;
     std::vector<std::int8_t>& working_;
     double tolerance_ = 0, eps_ = 0;
+    // The bound released last in this round and the objective then.
+    Eigen::Index released_ = -1;
+    double objective_at_release_ = std::numeric_limits<double>::infinity();
 };
 
 bool ConvexQp::update_bounds(bool first) {
@@ -87,6 +90,8 @@ bool ConvexQp::update_bounds(bool first) {
 }
 
 void ConvexQp::start_working_set() {
+    released_ = -1;
+    objective_at_release_ = std::numeric_limits<double>::infinity();
     working_.assign(rows_.size(), 0);
     for (Eigen::Index i = 0; i < n_; ++i) {
         lambda[i] = std::clamp(lambda[i], lo_[i], hi_[i]);
@@ -161,7 +166,16 @@ void ConvexQp::newton_step() {
     for (Eigen::Index r = 0; r < m; ++r) step_[ws_.free_rows[static_cast<std::size_t>(r)]] = x[r];
 }
 
-Eigen::Index ConvexQp::most_violated_bound() const {
+// The method is monotone: in exact arithmetic the step after a release moves off the released bound and
+// lowers the objective (Nocedal & Wright, thm. 16.5, with the free block positive definite). Where the free
+// block is singular to working precision (a diverging island: A's diagonal spanning 1e-24 to 1e4, impulses of
+// 1e16 N s) the regularised step after a release can point back through the released bound, which then blocks
+// it with no move; a full step along the flat direction changes nothing but round-off, and the same bound is
+// released again, until the iteration cap, one dense factorisation each. So a second release of the same
+// bound in a row without a lower objective (beyond 1e-12 of the sum of its terms' magnitudes) ends the round.
+// lambda is then not a minimiser: the island stays unconverged (its residual says so) but the solve ends.
+// Longer cycles (bounds j, k, j, k) are not caught.
+bool ConvexQp::release_bound(BlcpResult& result) {
     Eigen::Index worst = -1;
     double worst_value = tolerance_;
     for (Eigen::Index i = 0; i < n_; ++i) {
@@ -169,7 +183,14 @@ Eigen::Index ConvexQp::most_violated_bound() const {
         const double violation = s == -1 ? -gradient_[i] : s == 1 ? gradient_[i] : 0.0;
         if (lo_[i] < hi_[i] && violation > worst_value) worst_value = violation, worst = i;
     }
-    return worst;
+    if (worst < 0) return false;
+    const auto [value, round_off] = objective();
+    if (worst == released_ && !(value < objective_at_release_ - round_off)) return false;
+    released_ = worst;
+    objective_at_release_ = value;
+    working_[static_cast<std::size_t>(worst)] = 0;
+    ++result.pivots;
+    return true;
 }
 
 std::pair<double, double> ConvexQp::objective() const {
@@ -197,10 +218,6 @@ void ConvexQp::solve(BlcpResult& result) {
     double last_full_step = std::numeric_limits<double>::infinity();
     int full_steps = 0;
     bool at_minimiser = false;
-    // The bound released last and the objective then: the objective falls from one release to the next
-    // unless the method cycles.
-    Eigen::Index released = -1;
-    double objective_at_release = std::numeric_limits<double>::infinity();
     for (int iteration = 0; iteration < 10 * static_cast<int>(n_) + 10; ++iteration) {
         ++result.iterations;
         gradient_.noalias() = a_ * lambda;
@@ -213,20 +230,7 @@ void ConvexQp::solve(BlcpResult& result) {
         step_.setZero();
         if (!ws_.free_rows.empty() && !at_minimiser) newton_step();
         if (step_.cwiseAbs().maxCoeff() * std::max(1.0, a_.diagonal().maxCoeff()) <= tolerance_) {
-            const Eigen::Index row = most_violated_bound();
-            if (row < 0) break;
-            // Releasing the same bound again without a lower objective: in exact arithmetic the step after
-            // a release moves into the feasible side and lowers the objective, but where the free block is
-            // singular to working precision the released bound can block the very next step with no move,
-            // and a step along the flat direction changes nothing but round-off. Releasing it again would
-            // repeat those iterations up to the cap, one dense factorisation each; lambda is the minimiser
-            // as far as working precision tells.
-            const auto [value, round_off] = objective();
-            if (row == released && !(value < objective_at_release - round_off)) break;
-            released = row;
-            objective_at_release = value;
-            working_[static_cast<std::size_t>(row)] = 0;
-            ++result.pivots;
+            if (!release_bound(result)) break;
             last_full_step = std::numeric_limits<double>::infinity();
             full_steps = 0;
             at_minimiser = false;
