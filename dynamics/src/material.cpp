@@ -85,7 +85,8 @@ CombinedMaterial MaterialTable::combine(MaterialId a, MaterialId b) const {
     if (has_pair_[a * n + b]) return pairs_[a * n + b];
     const Material& ma = materials_[a];
     const Material& mb = materials_[b];
-    return {0.5 * (ma.friction + mb.friction), 0.5 * (ma.restitution + mb.restitution)};
+    // Halves first: the sum of two valid frictions near the largest double would overflow to inf.
+    return {0.5 * ma.friction + 0.5 * mb.friction, 0.5 * (ma.restitution + mb.restitution)};
 }
 
 }  // namespace simpulse

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 namespace simpulse {
 namespace {
@@ -199,7 +200,10 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     contact_rows[patch_begin].tangent = static_cast<std::int32_t>(rows.size());
     auto add_friction = [&](Row f, double mu, double warm_lambda) {
         f.kind = RowKind::friction;
-        f.mu = mu;
+        // A row's bound is mu times its patch's normal impulse; an infinite mu (a torsional mu times a large
+        // radius can overflow) would make that inf * 0 = NaN for an unloaded patch. The largest finite mu
+        // sticks the same way.
+        f.mu = std::min(mu, std::numeric_limits<double>::max());
         f.normal = first_normal;
         f.normal_count = count;
         f.source = static_cast<std::uint32_t>(patch_begin);
