@@ -96,9 +96,9 @@ TEST(Friction, FrictionAtTheLargestDoubleSticksWithoutNaN) {
     EXPECT_LT(slab_spin, 1e-6) << "slab still spins at " << slab_spin << " rad/s";
 }
 
-// An unloaded patch carries no friction, however large mu: a box touching the ground in zero gravity keeps its
-// sliding and spinning velocities. At mu = inf the bound would be inf * 0 = NaN, which the solver's bound tests
-// do not catch; the material mean and the torsional mu * radius (2.8 m here) must stay finite for that.
+// An unloaded patch carries no friction, however large mu: a box touching the ground in zero gravity keeps
+// its sliding and spinning velocities. At mu = inf the bound would be inf * 0 = NaN, which the solver's bound
+// tests do not catch; the material mean and the torsional mu * radius (2.8 m here) must stay finite for that.
 TEST(Friction, UnloadedPatchAtTheLargestDoubleCarriesNoFriction) {
     const double huge = std::numeric_limits<double>::max(), dt = 1.0 / 240;
     WorldSettings settings = with_gravity(Vec3::Zero());
