@@ -81,6 +81,8 @@ void DynamicsWorld::sync_solver_bodies(bool to_solver) {
             s.inverse_inertia_local = moving ? b.inverse_inertia_local : Mat3::Zero();
             s.inverse_inertia = moving ? b.inverse_inertia_world : Mat3::Zero();
             s.kick = moving && i < kicks_.size() ? kicks_[i] : Vec3::Zero();
+            s.newton_budget_cut = i < newton_capped_.size() && newton_capped_[i] != 0;
+            s.newton_capped = false;
         }
     } else {
         for (std::size_t i = 0; i < bodies_.size(); ++i) {

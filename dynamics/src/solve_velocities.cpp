@@ -6,12 +6,6 @@
 #include <algorithm>
 
 namespace simpulse {
-namespace {
-
-// The share of the Newton method's budget a substep gets after one of its step ran the budget out.
-constexpr int kNewtonShareAfterCap = 10;
-
-}  // namespace
 
 SolverSettings DynamicsWorld::solve_velocities(double dt) {
     sync_solver_bodies(true);
@@ -19,17 +13,12 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
     SolverSettings solver_settings = settings_.solver;
     solver_settings.restitution_threshold =
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
-    // A step spends one Newton budget on an island it cannot solve, not one per substep: after a substep in
-    // which any Newton solve ran out its budget short of the tolerance, the step's later substeps (halved
-    // ones after a rejection, up to max_substeps) run the method on every island with a tenth of it. A
-    // diverging world (fuzzed: gravity 1e52 m/s^2, dt = 1e9 s) otherwise repeated its capped solve 37 times a
-    // step, 0.7 s a step.
-    if (newton_capped_in_step_)
-        solver_settings.newton_max_factorizations =
-            std::max(1, solver_settings.newton_max_factorizations / kNewtonShareAfterCap);
     spin_before_solve_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
     solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
+    // Kept for the step's later substeps here, as the position projection's sync clears the solver's marks.
+    for (std::size_t i = 0; i < newton_capped_.size() && i < solver_bodies_.size(); ++i)
+        newton_capped_[i] = newton_capped_[i] || solver_bodies_[i].newton_capped;
     sync_solver_bodies(false);
     const std::span<const JointImpulse> impulses = solver_.joint_impulses();
     // A joint whose bodies sleep (or are static) was not solved: it keeps the reaction it had when they fell

@@ -51,7 +51,7 @@ void DynamicsWorld::advance_substeps(double dt) {
     const double shortest = dt / std::max(1, settings_.max_substeps);
     last_substeps_ = 0;
     last_joint_drift_ = 0;
-    newton_capped_in_step_ = false;
+    newton_capped_.assign(bodies_.size(), 0);
     double remaining = dt, h = dt;
     while (remaining > 0) {
         h = std::min(h, remaining);
@@ -62,7 +62,6 @@ void DynamicsWorld::advance_substeps(double dt) {
         }
         const SubstepResult result = substep(h, h > shortest * (1 + 1e-9));
         if (result == SubstepResult::non_finite) break;  // before the solve: no statistics of this substep
-        newton_capped_in_step_ = newton_capped_in_step_ || solver_.stats().newton_capped > 0;
         if (result == SubstepResult::rejected) {
             h = std::max(0.5 * h, shortest);
             continue;

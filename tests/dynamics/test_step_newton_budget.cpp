@@ -1,7 +1,9 @@
-// The Newton method's budget is spent once per step (dynamics/src/solve_velocities.cpp): after a substep in
-// which a Newton solve ran out its budget short of the tolerance, the step's later substeps get a tenth of
-// it, so a step that is split (here by a spinning hinge, up to max_substeps) does not repeat a hopeless solve
-// in every substep. A step of one substep, and the first substep of every step, keep the whole budget.
+// The Newton method's budget is spent once per step and island (solver/src/island_method.cpp): after a
+// substep in which an island's Newton solve ran out its budget short of the tolerance, the step's later
+// substeps give the islands holding any of its bodies a tenth of it, so a step that is split (here by a
+// spinning hinge, up to max_substeps) does not repeat a hopeless solve in every substep. A step of one
+// substep, the first substep of every step, and islands that share no body with a capped one keep the whole
+// budget.
 #include "world_fixture.h"
 
 #include <simpulse/dynamics/world.h>
@@ -72,6 +74,32 @@ TEST(StepNewtonBudget, LaterSubstepsOfAStepWithACappedSolveGetATenth) {
         if (stats.newton_capped == 0) continue;
         ++capped_last_substeps;
         EXPECT_LE(stats.factorizations, stats.newton_islands * (kBudget / 10))
+            << "step " << i << ": " << stats.factorizations << " factorisations in " << stats.newton_islands
+            << " Newton solves of its last substep";
+    }
+    EXPECT_GT(capped_last_substeps, 0) << "no split step ran out its budget: nothing tested";
+}
+
+TEST(StepNewtonBudget, AnIslandSharingNoBodyWithTheCappedOneKeepsTheWholeBudget) {
+    // Beside the hopeless tower, 3 m away on the same ground, a tilted box landing, whose Newton solves in
+    // the split steps take 2 factorisations: more than a tenth of the budget (1), less than all of it.
+    DynamicsWorld w = hopeless_tower(8);
+    BodyDesc d = box_desc(Vec3(0.5, 0.5, 0.25), Vec3(-3, 0, 0.26));
+    d.pose.orientation = Quat(Eigen::AngleAxisd(0.05, Vec3::UnitX()));
+    w.create_body(d);
+    int capped_last_substeps = 0;
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_TRUE(w.step(1.0 / 60).ok);
+        ASSERT_GT(w.last_substeps(), 1) << "step " << i << " was not split";
+        const SolverStats& stats = w.solver_stats();
+        if (stats.newton_capped == 0) continue;
+        ++capped_last_substeps;
+        // Only the hopeless tower ran out its (tenth of the) budget; the small tower, with the whole budget,
+        // reached the tolerance and took more factorisations than a tenth of the budget per island allows.
+        EXPECT_EQ(stats.newton_capped, 1)
+            << "step " << i << ": " << stats.newton_capped << " capped solves of " << stats.newton_islands
+            << " in its last substep";
+        EXPECT_GT(stats.factorizations, stats.newton_islands * (kBudget / 10))
             << "step " << i << ": " << stats.factorizations << " factorisations in " << stats.newton_islands
             << " Newton solves of its last substep";
     }

@@ -83,9 +83,9 @@ struct SolverSettings {
     int max_iterations = 60;
     // Newton method: numeric factorisations per island solve at most, and 20 times as many Newton steps
     // (those that reuse a factorisation included); an island still above `tolerance` then keeps the iterate
-    // with the smallest residual. A world step gives its substeps after one whose Newton solve stopped at its
-    // caps (these, or 200 proximal iterations) a tenth of them, at least 1
-    // (dynamics/src/solve_velocities.cpp).
+    // with the smallest residual. Within a world step, an island holding a body of an island whose Newton
+    // solve stopped at its caps (these, or 200 proximal iterations) in an earlier substep gets a tenth of
+    // them, at least 1 (SolverBody::newton_capped, solver/src/island_method.cpp).
     int newton_max_factorizations = 100;
     // Newton method: islands with more bodies (cable control points included) keep their sweeps' answer
     // (counted as missed). A landing heap

@@ -13,6 +13,7 @@
 #include <simpulse/solver/solver.h>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -280,7 +281,9 @@ class DynamicsWorld {
     double time_at_step_change_ = 0;  // time when the step length last changed
     std::uint64_t steps_since_step_change_ = 0;
     int last_substeps_ = 1;
-    bool newton_capped_in_step_ = false;  // a Newton solve of this step ran out its budget (step.cpp)
+    // Per body: a Newton solve of an island holding it ran out its budget in this step
+    // (SolverBody::newton_capped).
+    std::vector<std::uint8_t> newton_capped_;
     double last_joint_drift_ = 0;
     double last_step_length_ = 0;  // of the last accepted substep (restagger_velocities); 0 before the first
 };

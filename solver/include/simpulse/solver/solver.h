@@ -33,6 +33,12 @@ struct SolverBody {
     // Velocity the step's external forces (gravity, springs, applied forces) added before the solve, a dt:
     // it tells how the approach at an impact differs from the step's mid-point velocity the solve sees.
     Vec3 kick = Vec3::Zero();
+    // In: a Newton solve of an island holding this body ran out its budget in an earlier substep of this
+    // world step, so the island's Newton solves get a tenth of it (solver/src/island_method.cpp).
+    bool newton_budget_cut = false;
+    // Out: set on the movable bodies of every island whose Newton solve ran out its budget short of the
+    // tolerance.
+    bool newton_capped = false;
 };
 
 // Body index of a contact side spread over point masses (ContactConstraint::spread_a, spread_b).
