@@ -53,7 +53,7 @@ BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<S
     // holding one of its bodies ran out the budget short of the tolerance, its later substeps (halved ones
     // after a rejection, up to max_substeps) get a tenth of it. A diverging world (fuzzed: gravity 1e52
     // m/s^2, dt = 1e9 s) otherwise repeated its capped solve 37 times a step, 0.7 s a step. Islands that
-    // share no body with it keep the whole budget.
+    // share no movable body with it keep the whole budget.
     constexpr int kShareAfterCap = 10;
     // Movable bodies only: static ones (the ground) join islands that are solved apart, and in parallel.
     bool capped_before = false;

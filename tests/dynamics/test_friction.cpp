@@ -70,8 +70,8 @@ TEST(Friction, BallRollsDownAnInclineAtFiveSeventhsGSinTheta) {
     EXPECT_NEAR(a / expected, 1.0, 0.01) << "acceleration " << a << " m/s^2, closed form " << expected;
 }
 
-// Two materials at the largest finite friction: their mean must not overflow to inf, and neither may the
-// torsional row's mu times the patch radius (here 2.8 m), or an unloaded patch's bound is inf * 0 = NaN.
+// A cube and a spinning slab stick at the largest finite friction, as at any friction above the slope's
+// tangent: no drift in 1 s, and the slab's torsional row (mu times a 2.8 m radius) stops its spin.
 TEST(Friction, FrictionAtTheLargestDoubleSticksWithoutNaN) {
     const double huge = std::numeric_limits<double>::max(), dt = 1.0 / 240;
     const double theta = 40 * kPi / 180;  // below the tipping angle of a cube (45 degrees)
