@@ -399,13 +399,13 @@ void Island::build_sparse_pattern() {
     ws.position.assign(static_cast<std::size_t>(nb), 0);
     for (std::int32_t p = 0; p < nb; ++p)
         ws.position[static_cast<std::size_t>(inverse_order.indices()[p])] = p;
-    // Off-diagonal blocks (column, row) of the lower triangle in the new order.
+    // Off-diagonal blocks (column, row) of the upper triangle in the new order: row block < column block.
     std::vector<std::pair<std::int32_t, std::int32_t>> blocks;
     blocks.reserve(pairs.size());
     for (const auto& [a, b] : pairs) {
         const std::int32_t pa = ws.position[static_cast<std::size_t>(a)];
         const std::int32_t pb = ws.position[static_cast<std::size_t>(b)];
-        blocks.emplace_back(std::min(pa, pb), std::max(pa, pb));
+        blocks.emplace_back(std::max(pa, pb), std::min(pa, pb));
     }
     std::sort(blocks.begin(), blocks.end());
     ws.column_blocks_start.assign(static_cast<std::size_t>(nb) + 1, 0);
@@ -416,8 +416,8 @@ void Island::build_sparse_pattern() {
     }
     for (std::size_t c = 0; c < static_cast<std::size_t>(nb); ++c)
         ws.column_blocks_start[c + 1] += ws.column_blocks_start[c];
-    // Scalar CSC of the lower triangle: column 6c+q holds the diagonal block's rows q..5, then 6 rows per
-    // off-diagonal block of block column c.
+    // Scalar CSC of the upper triangle: column 6c+q holds 6 rows per off-diagonal block of block column c,
+    // then the diagonal block's rows 0..q (the column's last q + 1 entries).
     const Eigen::Index n = 6 * nb;
     ws.h.resize(n, n);
     ws.h.resizeNonZeros(static_cast<Eigen::Index>(21 * nb + 36 * static_cast<std::int64_t>(blocks.size())));
@@ -427,10 +427,10 @@ void Island::build_sparse_pattern() {
     for (std::int32_t c = 0; c < nb; ++c)
         for (int q = 0; q < 6; ++q) {
             outer[6 * c + q] = at;
-            for (int r = q; r < 6; ++r) inner[at++] = 6 * c + r;
             for (std::int32_t k = ws.column_blocks_start[static_cast<std::size_t>(c)];
                  k < ws.column_blocks_start[static_cast<std::size_t>(c) + 1]; ++k)
                 for (int r = 0; r < 6; ++r) inner[at++] = 6 * ws.block_rows[static_cast<std::size_t>(k)] + r;
+            for (int r = 0; r <= q; ++r) inner[at++] = 6 * c + r;
         }
     outer[n] = at;
     ws.sparse.analyzePattern(ws.h);
@@ -445,8 +445,11 @@ void Island::add_diagonal_block(std::int32_t x, const Vec6& j, double s) {
     double* value = ws.h.valuePtr();
     const int* outer = ws.h.outerIndexPtr();
     const std::int32_t p = ws.position[static_cast<std::size_t>(x)];
-    for (int q = 0; q < 6; ++q)
-        for (int r = q; r < 6; ++r) value[outer[6 * p + q] + (r - q)] += s * j[r] * j[q];
+    // Entry (r, c), r <= c, is (s j[c]) j[r].
+    for (int c = 0; c < 6; ++c) {
+        double* diagonal_rows = value + outer[6 * p + c + 1] - (c + 1);
+        for (int r = 0; r <= c; ++r) diagonal_rows[r] += s * j[c] * j[r];
+    }
 }
 
 void Island::add_cross_blocks(std::int32_t x, const Vec6& jx, std::int32_t y, const Vec6& jy, double s) {
@@ -459,19 +462,19 @@ void Island::add_cross_blocks(std::int32_t x, const Vec6& jx, std::int32_t y, co
     if (x == y) return;
     const std::int32_t px = ws.position[static_cast<std::size_t>(x)];
     const std::int32_t py = ws.position[static_cast<std::size_t>(y)];
-    // Block (row block R, column block C), R > C: entry (r, q) is s j_R[r] j_C[q].
-    const std::int32_t c = std::min(px, py), row_block = std::max(px, py);
-    const Vec6& jr = px > py ? jx : jy;
-    const Vec6& jc = px > py ? jy : jx;
+    // Block (row block R, column block C), R < C: entry (r, q) is (s j_R[r]) j_C[q].
+    const std::int32_t c = std::max(px, py), row_block = std::min(px, py);
+    const Vec6& jr = px > py ? jy : jx;
+    const Vec6& jc = px > py ? jx : jy;
     const auto first = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c)];
     const auto last = ws.block_rows.begin() + ws.column_blocks_start[static_cast<std::size_t>(c) + 1];
     const auto slot = static_cast<int>(std::lower_bound(first, last, row_block) - first);
     double* value = ws.h.valuePtr();
     const int* outer = ws.h.outerIndexPtr();
+    const Vec6 f = s * jr;
     for (int q = 0; q < 6; ++q) {
-        double* column = value + outer[6 * c + q] + (6 - q) + 6 * slot;
-        const double f = s * jc[q];
-        for (int r = 0; r < 6; ++r) column[r] += f * jr[r];
+        double* column = value + outer[6 * c + q] + 6 * slot;
+        for (int r = 0; r < 6; ++r) column[r] += f[r] * jc[q];
     }
 }
 
@@ -523,8 +526,9 @@ void Island::factorise() {
         for (std::size_t k = 0; k < nb; ++k) {
             const std::int32_t p = ws.position[k];
             for (int q = 0; q < 3; ++q) {
-                value[outer[6 * p + q]] = ws.mass[k];  // diagonal entry (q, q)
-                for (int r = q; r < 3; ++r) value[outer[6 * p + 3 + q] + (r - q)] = ws.inertia[k](r, q);
+                value[outer[6 * p + q + 1] - 1] = ws.mass[k];  // diagonal entry (q, q), its column's last
+                double* inertia_rows = value + outer[6 * p + 3 + q + 1] - (q + 1);  // rows 3..3+q
+                for (int r = 0; r <= q; ++r) inertia_rows[r] = ws.inertia[k](q, r);
             }
         }
         for (std::size_t i = 0; i < rows_.size(); ++i)

@@ -52,8 +52,9 @@ struct NewtonWorkspace {
     Eigen::VectorXd v0, v, u, force, step, scratch;
     std::vector<double> w, offset, centre, impulse, penalty, lo, hi, d, best, bound;
     std::vector<std::uint8_t> free, factored_free;
-    // Sparse H = M + J_F^T P^-1 J_F: lower triangle in 6 x 6 blocks, block columns in the order `position`;
-    // its shape is the island's bodies and the pairs of bodies that free rows join.
+    // Sparse H = M + J_F^T P^-1 J_F: upper triangle in 6 x 6 blocks, block columns in the order `position`;
+    // its shape is the island's bodies and the pairs of bodies that free rows join. Upper, because Eigen's
+    // SimplicialLDLT factorises a column-major upper triangle as it is and first copies any other transposed.
     std::vector<std::pair<std::int32_t, std::int32_t>> block_pairs;
     std::vector<std::int32_t> position;             // local body -> block position
     std::vector<std::int32_t> column_blocks_start;  // per block column: first entry in block_rows
@@ -61,7 +62,7 @@ struct NewtonWorkspace {
     std::vector<std::uint64_t> shape, factored_shape;
     Eigen::SparseMatrix<double> h;
     std::size_t factor_nonzeros = 0;  // of the sparse factor L (reported in SolverStats::workspace_bytes)
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>> sparse;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper, Eigen::NaturalOrdering<int>> sparse;
     Eigen::MatrixXd dense_h;
     Eigen::LDLT<Eigen::MatrixXd> dense;
 };
