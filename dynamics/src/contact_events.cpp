@@ -48,8 +48,8 @@ void DynamicsWorld::update_contact_events() {
     // Merge the sorted lists: pairs only in the new list begin, pairs only in the old one end, pairs in both
     // persist.
     auto event = [&](ContactEvent::Type type, const TouchingPair& p) {
-        events_.push_back({type, time_, p.a, p.b, p.order_a, p.order_b,
-                           type == ContactEvent::Type::end ? 0.0 : p.impulse});
+        events_.push_back(
+            {type, time_, p.a, p.b, p.order_a, p.order_b, type == ContactEvent::Type::end ? 0.0 : p.impulse});
     };
     std::size_t i = 0, j = 0;
     while (i < touching_.size() || j < touching_prev_.size()) {

@@ -34,7 +34,8 @@ struct NewtonResult {
     double residual = 0;     // largest complementarity violation, m/s (torsion rows at their patch radius)
     double relative = 0;     // largest violation in impulse terms (violation / A_ii) over the largest impulse
     bool converged = false;
-    bool capped = false;  // stopped by a cap (iterations, factorisations, Newton steps) above what it can reach
+    // Stopped by a cap (iterations, factorisations, Newton steps) above what it can reach.
+    bool capped = false;
 };
 
 // Scratch of the Newton solver, reused across islands and steps (no allocation once grown).

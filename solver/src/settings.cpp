@@ -16,12 +16,9 @@ std::optional<SolverMode> parse_solver_mode(std::string_view name) {
 }
 
 namespace {
-constexpr std::pair<JointType, const char*> kJointNames[] = {{JointType::ball, "ball"},
-                                                             {JointType::hinge, "hinge"},
-                                                             {JointType::fixed, "fixed"},
-                                                             {JointType::slider, "slider"},
-                                                             {JointType::distance, "distance"},
-                                                             {JointType::planar, "planar"}};
+constexpr std::pair<JointType, const char*> kJointNames[] = {
+    {JointType::ball, "ball"},     {JointType::hinge, "hinge"},       {JointType::fixed, "fixed"},
+    {JointType::slider, "slider"}, {JointType::distance, "distance"}, {JointType::planar, "planar"}};
 }  // namespace
 
 const char* to_string(JointType type) {
