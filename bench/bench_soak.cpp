@@ -9,7 +9,7 @@
 // walls.
 //
 // A long run prints the figures of the steps so far every REPORT steps, so that a run stopped early still
-// tells what it saw.
+// tells what it saw, and describes the first bodies found escaped (step, shape, position and velocities).
 //
 // Run: bench_soak [STEPS (default 1000000)] [SEED (default 1)] [REPORT (default 100000; 0: none)]
 // (dt = 1/60 s)
@@ -25,6 +25,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -58,11 +59,18 @@ BodyId add_static(World& w, ShapePtr shape, const Vec3& position) {
                          "static body");
 }
 
+struct LooseBody {
+    BodyId id;
+    std::string shape;  // kind and sizes, for the report of a body that escaped
+};
+
 struct Soak {
     World world;
     BodyId hills;
-    std::deque<BodyId> loose;
+    std::deque<LooseBody> loose;
     std::mt19937 random;
+    int escape_reports = 0;  // escaped bodies described so far (the first kMaxEscapeReports)
+    static constexpr int kMaxEscapeReports = 20;
 
     explicit Soak(unsigned seed) : random(seed) {
         const int n = 41;  // 41 x 41 heights 0.25 m apart: 10 m square
@@ -131,20 +139,28 @@ struct Soak {
         }
     }
 
-    ShapePtr random_shape() {
+    std::pair<ShapePtr, std::string> random_shape() {
         std::uniform_real_distribution<double> size(0.08, 0.3);
         const double a = size(random), b = size(random);
+        char text[96];
         switch (random() % 5) {
             case 0:
-                return value_or_exit(create_sphere(a), "sphere");
-            case 1:
-                return value_or_exit(create_box(Vec3(a, b, size(random))), "box");
+                std::snprintf(text, sizeof text, "sphere r %.3f", a);
+                return {value_or_exit(create_sphere(a), "sphere"), text};
+            case 1: {
+                const double c = size(random);
+                std::snprintf(text, sizeof text, "box half %.3f %.3f %.3f", a, b, c);
+                return {value_or_exit(create_box(Vec3(a, b, c)), "box"), text};
+            }
             case 2:
-                return value_or_exit(create_capsule(a, b), "capsule");
+                std::snprintf(text, sizeof text, "capsule r %.3f half %.3f", a, b);
+                return {value_or_exit(create_capsule(a, b), "capsule"), text};
             case 3:
-                return value_or_exit(create_cylinder(a, b), "cylinder");
+                std::snprintf(text, sizeof text, "cylinder r %.3f half %.3f", a, b);
+                return {value_or_exit(create_cylinder(a, b), "cylinder"), text};
             default:
-                return value_or_exit(create_cone(a, b), "cone");
+                std::snprintf(text, sizeof text, "cone r %.3f half %.3f", a, b);
+                return {value_or_exit(create_cone(a, b), "cone"), text};
         }
     }
 
@@ -154,28 +170,41 @@ struct Soak {
         const Vec3 axis = Vec3(unit(random), unit(random), unit(random)).normalized();
         const Pose pose{Vec3(across(random), across(random), height(random)),
                         Quat(Eigen::AngleAxisd(M_PI * unit(random), axis))};
-        loose.push_back(value_or_exit(
+        auto [shape, text] = random_shape();
+        const BodyId id = value_or_exit(
             world.create_body(
-                {.shape = random_shape(), .pose = pose, .velocity = Vec3(unit(random), unit(random), -2)}),
-            "loose body"));
+                {.shape = std::move(shape), .pose = pose, .velocity = Vec3(unit(random), unit(random), -2)}),
+            "loose body");
+        loose.push_back({id, std::move(text)});
     }
 
     void replace_oldest() {
         for (int k = 0; k < kReplacedPerSecond; ++k) {
-            if (!world.destroy_body(loose.front())) std::exit(1);
+            if (!world.destroy_body(loose.front().id)) std::exit(1);
             loose.pop_front();
             drop_one();
         }
     }
 
-    // Bodies under the hills (a ray up from the centre meets the height field) or outside the walls.
-    int escaped() const {
+    // Bodies under the hills (a ray up from the centre meets the height field) or outside the walls; the
+    // first kMaxEscapeReports are described on stdout (step, shape, state).
+    int escaped(long long step) {
         int count = 0;
-        for (const BodyId id : loose) {
-            const Vec3 p = value_or_exit(world.state(id), "state").pose.position;
+        for (const LooseBody& body : loose) {
+            const BodyState s = value_or_exit(world.state(body.id), "state");
+            const Vec3& p = s.pose.position;
             const bool outside = std::abs(p.x()) > kHalfWidth || std::abs(p.y()) > kHalfWidth;
             const auto up = world.cast_ray(p, Vec3::UnitZ(), 10, [&](BodyId b) { return b == hills; });
-            if (outside || (up && up.value())) ++count;
+            const bool under = up && up.value();
+            if (!outside && !under) continue;
+            ++count;
+            if (escape_reports++ >= kMaxEscapeReports) continue;
+            std::printf(
+                "  step %lld: %s %s at (%.4g, %.4g, %.4g) m, velocity (%.4g, %.4g, %.4g) m/s, angular "
+                "(%.4g, %.4g, %.4g) rad/s\n",
+                step, body.shape.c_str(), outside ? "outside the walls" : "under the hills", p.x(), p.y(),
+                p.z(), s.velocity.x(), s.velocity.y(), s.velocity.z(), s.angular_velocity.x(),
+                s.angular_velocity.y(), s.angular_velocity.z());
         }
         return count;
     }
@@ -244,7 +273,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         if (n % 60 == 0) {
-            worst_escaped = std::max(worst_escaped, soak.escaped());
+            worst_escaped = std::max(worst_escaped, soak.escaped(n));
             soak.replace_oldest();
         }
         if (n == steps / 10) early_high_water = high_water_kib();
