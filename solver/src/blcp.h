@@ -161,6 +161,12 @@ BlcpResult solve_blcp_iterative(std::span<Row> rows, std::span<SolverBody> bodie
 bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWorkspace& ws,
                        double tolerance);
 
+// Sets every impulse to 0 if some row's impulse cannot start a solve: applying it to the velocities leaves
+// round-off above `tolerance` (m/s), |lambda_i| A_ii eps > tolerance, or it is not finite. An unsettled
+// direct iterate on a nearly singular system can hold such impulses (1e19 N s); the sweeps would carry their
+// round-off into the answer.
+void drop_unusable_start(std::span<Row> rows, double tolerance);
+
 // Largest complementarity violation of the rows given their current impulses and post-impulse velocities w.
 double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w);
 

@@ -110,6 +110,14 @@ bool warm_start_solves(std::span<Row> rows, std::span<SolverBody> bodies, BlcpWo
     return true;
 }
 
+void drop_unusable_start(std::span<Row> rows, double tolerance) {
+    const double largest = tolerance / std::numeric_limits<double>::epsilon();
+    const bool usable = std::all_of(rows.begin(), rows.end(),
+                                    [&](const Row& r) { return std::abs(r.lambda) * r.diagonal <= largest; });
+    if (!usable)
+        for (Row& r : rows) r.lambda = 0;
+}
+
 double blcp_residual(std::span<const Row> rows, const Eigen::VectorXd& w) {
     double worst = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -60,23 +60,22 @@ double detail::IslandWorker::guard_kinetic_energy(std::span<const SolverBody> bo
 // An inelastic answer that raises the island's energy (or is not finite) is wrong, whatever its residual
 // says. It is solved again by the iterative method from zero impulses; if that fails too, the island gets no
 // impulses this step (the position projection still separates it).
-void detail::IslandWorker::guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved,
-                                                 BlcpResult& phase_1, const SolverSettings& settings) {
+void detail::IslandWorker::guard_inelastic_phase(std::span<SolverBody> bodies, BlcpResult& phase_1,
+                                                 const SolverSettings& settings) {
     if (inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) return;
     ++stats.inelastic_energy_guards;
     remove_island_impulses(bodies);
-    if (restore_saved) guard.restore(bodies);  // exactly (also after non-finite impulses)
     phase_1 = detail::solve_blcp_iterative(island_rows, bodies, workspace, settings.max_iterations,
                                            settings.iterative_tolerance);
     record(phase_1, false, settings);
     if (!inelastic_energy_ok(island_rows, approach, bodies, phase_1.residual)) remove_island_impulses(bodies);
 }
 
+// The velocities saved before phase 1, exactly: subtracting the impulses would leave their round-off, and a
+// wrong answer's impulses may be non-finite or huge (1e19 N s leave km/s).
 void detail::IslandWorker::remove_island_impulses(std::span<SolverBody> bodies) {
-    for (Row& r : island_rows) {
-        if (std::isfinite(r.lambda)) detail::apply_row_impulse(r, -r.lambda, bodies);
-        r.lambda = 0;
-    }
+    guard.restore(bodies);
+    for (Row& r : island_rows) r.lambda = 0;
 }
 
 // With e <= 1 the inelastic impulses take energy out and the restitution impulses give back at most what

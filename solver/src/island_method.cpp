@@ -96,14 +96,19 @@ BlcpResult detail::IslandWorker::solve_island(std::span<Row> island, std::span<S
         BlcpResult r;
         if (try_iterative_first(island, bodies, settings, r)) return r;
     }
+    solve_start.collect(island, bodies);
     BlcpResult r = detail::solve_blcp_direct(island, bodies, workspace, settings.max_active_set_iterations,
                                              settings.dense_max_rows);
     if (r.converged) {
         record(r, true, settings);
         return r;
     }
-    // The active set did not settle: polish from the best iterate with the iterative method.
-    for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+    // The active set did not settle: polish from the best iterate with the iterative method. Its impulses are
+    // undone by restoring the velocities, not by subtracting them: on a nearly singular system (redundant
+    // contacts of neighbouring height-field triangles) an unsettled iterate can reach 1e19 N s, whose
+    // round-off alone is km/s.
+    solve_start.restore(bodies);
+    detail::drop_unusable_start(island, settings.tolerance);
     BlcpResult polish = detail::solve_blcp_iterative(island, bodies, workspace, settings.max_iterations,
                                                      settings.iterative_tolerance);
     polish.iterations += r.iterations;
@@ -133,11 +138,8 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     }
     const BlcpResult iterative = detail::solve_blcp_iterative(
         island, bodies, workspace, settings.max_iterations, settings.iterative_tolerance);
-    polish_lambda.resize(island.size());
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        detail::apply_row_impulse(island[i], -island[i].lambda, bodies);
-        polish_lambda[i] = island[i].lambda;
-    }
+    save_answer(island, bodies, iterative_answer);
+    for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
     if (!iterative.converged) return false;
     result = detail::solve_blcp_direct(island, bodies, workspace, kPolishIterations, settings.dense_max_rows,
                                        /*give_up=*/true);
@@ -146,10 +148,8 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
         record(result, true, settings);
         return true;
     }
-    for (std::size_t i = 0; i < island.size(); ++i) {
-        detail::apply_row_impulse(island[i], polish_lambda[i] - island[i].lambda, bodies);
-        island[i].lambda = polish_lambda[i];
-    }
+    // Back to the sweeps' answer exactly (the unsettled polish may hold huge impulses, see solve_island).
+    restore_answer(island, bodies, iterative_answer);
     const int pivots = result.pivots, iterations = result.iterations;
     result = iterative;
     result.iterations = iterations;
@@ -226,10 +226,11 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
     // from the warm start if neither answer is finite; not above newton_max_bodies, as for large islands.
     if (best.residual > settings.tolerance && island_bodies <= settings.newton_max_bodies) {
         save_answer(island, bodies, spread_best);
-        if (std::isfinite(best.residual))
-            for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
-        else
+        if (std::isfinite(best.residual)) {
+            spread_start.velocities.restore(bodies);  // exactly (see solve_island); the impulses stay
+        } else {
             restore_answer(island, bodies, spread_start);
+        }
         const BlcpResult newton_answer = solve_newton(island, bodies, settings, 0);
         iterations += newton_answer.iterations;
         if (newton_answer.residual < best.residual)

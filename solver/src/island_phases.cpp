@@ -254,9 +254,10 @@ detail::IslandPass detail::IslandWorker::prepare_island(std::span<SolverBody> bo
     }
     // A solve that is undone leaves no trace in the statistics' residual (it reports the answer kept).
     pass.residual_before = stats.residual;
-    // The restitution phase must not end above the kinetic energy the island had before the impact.
+    // The velocities before phase 1, for the energy safeguards: a wrong phase-1 answer is undone to them, and
+    // the restitution phase must not end above the kinetic energy the island had before the impact.
+    guard.collect(island_rows, bodies);
     if (pass.may_bounce) {
-        guard.collect(island_rows, bodies);
         pass.energy_before_impact = guard_kinetic_energy(bodies);
         if (limit_bounce) measure_limit_kicks(bodies, settings);
     }
@@ -309,7 +310,7 @@ void detail::IslandWorker::inelastic_phase(detail::IslandPass& pass, std::span<S
             pass.plain_from_now = true;
         }
     }
-    guard_inelastic_phase(bodies, pass.may_bounce, pass.phase_1, settings);
+    guard_inelastic_phase(bodies, pass.phase_1, settings);
     if (pass.may_bounce) guard.save(bodies);
 }
 

@@ -195,6 +195,7 @@ void Solver::Impl::solve_displacements(std::span<const SolverBody> bodies, const
         island_rows.clear();
         for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
         const bool direct = static_cast<int>(island_rows.size()) <= settings.direct_max_rows;
+        if (direct) scratch.solve_start.collect(island_rows, scratch_bodies);
         const detail::BlcpResult r =
             direct
                 ? detail::solve_blcp_direct(island_rows, scratch_bodies, scratch.workspace,
@@ -203,7 +204,9 @@ void Solver::Impl::solve_displacements(std::span<const SolverBody> bodies, const
                 : detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
                                                settings.max_iterations, 1e-6);
         if (direct && !r.converged) {
-            for (const Row& row : island_rows) detail::apply_row_impulse(row, -row.lambda, scratch_bodies);
+            // Undone exactly, and dropped if unusable as a start (as for the velocities, solve_island).
+            scratch.solve_start.restore(scratch_bodies);
+            detail::drop_unusable_start(island_rows, 1e-6);
             detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
                                          settings.max_iterations, 0);
         }

@@ -140,10 +140,13 @@ struct IslandWorker {
     // were last made reachable; such islands get reachable targets from the start of a step.
     std::vector<std::uint8_t>& joint_redundant;
 
-    SolverStats stats;                  // of the islands this worker solved in this step (Impl sums them)
-    std::vector<Row> island_rows;       // rows of the island being solved, contiguous
-    std::vector<double> approach;       // pre-solve w of the island's rows
-    std::vector<double> polish_lambda;  // iterative impulses of a mid-size island (try_iterative_first)
+    SolverStats stats;             // of the islands this worker solved in this step (Impl sums them)
+    std::vector<Row> island_rows;  // rows of the island being solved, contiguous
+    std::vector<double> approach;  // pre-solve w of the island's rows
+    // The sweeps' answer of a mid-size island (try_iterative_first), kept if the direct polish fails.
+    IslandAnswer iterative_answer;
+    // The velocities of an island's bodies before a direct solve that may be undone (solve_island).
+    BodyVelocities solve_start;
     // Answers of an island with cable contacts (solve_spread_island): the warm start, the best so far.
     IslandAnswer spread_start, spread_best;
     std::vector<Row> recheck_rows;
@@ -169,7 +172,8 @@ struct IslandWorker {
     Eigen::VectorXd joint_rhs;
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> joint_decomposition;
     std::vector<double> phase_1_lambda;  // warm start of an island's phase 1
-    // Energy safeguards of solve_exact: the island's bodies (each once) and their velocities after phase 1.
+    // Energy safeguards of solve_exact: the island's bodies (each once) and their velocities before phase 1,
+    // after it where the restitution phase follows.
     BodyVelocities guard;
 
     std::size_t workspace_bytes() const;  // workspace_memory.cpp
@@ -238,11 +242,11 @@ struct IslandWorker {
     // joints' targets) plus what its residual allows.
     bool inelastic_energy_ok(std::span<const Row> island, std::span<const double> before,
                              std::span<const SolverBody> bodies, double residual) const;
-    // Re-solves island_rows (phase 1, started from `approach`) if its answer fails inelastic_energy_ok; with
-    // `restore_saved`, from the velocities `guard` saved.
-    void guard_inelastic_phase(std::span<SolverBody> bodies, bool restore_saved, BlcpResult& phase_1,
+    // Re-solves island_rows (phase 1) from the velocities `guard` saved before it if its answer fails
+    // inelastic_energy_ok.
+    void guard_inelastic_phase(std::span<SolverBody> bodies, BlcpResult& phase_1,
                                const SolverSettings& settings);
-    void remove_island_impulses(std::span<SolverBody> bodies);              // of island_rows; lambda = 0
+    void remove_island_impulses(std::span<SolverBody> bodies);  // back to guard's velocities; lambda = 0
     double guard_kinetic_energy(std::span<const SolverBody> bodies) const;  // of guard's bodies
     // Restitution: blends the guard bodies back towards their saved velocities until the kinetic energy is at
     // most `limit`.

@@ -65,11 +65,11 @@ std::size_t answer_bytes(const detail::IslandAnswer& a) {
 }  // namespace
 
 std::size_t detail::IslandWorker::workspace_bytes() const {
-    return bytes(island_rows) + bytes(approach) + bytes(polish_lambda) + bytes(recheck_rows) +
+    return bytes(island_rows) + bytes(approach) + answer_bytes(iterative_answer) + bytes(recheck_rows) +
            bytes(limit_kick) + bytes(kick_rows) + blcp_bytes(workspace) + newton_bytes(newton) +
            bytes(raw_targets) + bytes(joint_coupling) + bytes(current_row_velocities) +
-           bytes(phase_1_lambda) + velocities_bytes(guard) + answer_bytes(spread_start) +
-           answer_bytes(spread_best);
+           bytes(phase_1_lambda) + velocities_bytes(guard) + velocities_bytes(solve_start) +
+           answer_bytes(spread_start) + answer_bytes(spread_best);
 }
 
 std::size_t Solver::Impl::workspace_bytes() const {
