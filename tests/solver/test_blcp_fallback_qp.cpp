@@ -9,6 +9,8 @@
 // at joint errors of 10 and 100 um.
 #include "../../solver/src/blcp.h"
 
+#include "hex_float_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -93,15 +95,8 @@ DumpedIsland read_dumped_island(const std::string& path) {
     std::ifstream in(path);
     std::size_t row_count = 0, body_count = 0;
     in >> row_count >> body_count;
-    bool numbers = true;
-    const auto read_double = [&] {
-        std::string token;
-        in >> token;
-        char* end = nullptr;
-        const double value = std::strtod(token.c_str(), &end);  // operator>> does not read hexadecimal floats
-        numbers = numbers && !token.empty() && *end == '\0';
-        return value;
-    };
+    test::HexFloatReader numbers(in);
+    const auto read_double = [&] { return numbers.next(); };
     for (std::size_t i = 0; i < row_count && in; ++i) {
         Row r;
         int kind = 0;
@@ -122,7 +117,7 @@ DumpedIsland read_dumped_island(const std::string& path) {
         for (Eigen::Index j = 0; j < n; ++j) island.a(i, j) = read_double();
     island.bodies.resize(body_count);
     std::string rest;
-    if (!in || !numbers || (in >> rest)) island.rows.clear();
+    if (!in || !numbers.ok() || (in >> rest)) island.rows.clear();
     return island;
 }
 

@@ -8,6 +8,8 @@
 // with their warm start, the bodies' velocities before the solve), every number as a hexadecimal float.
 #include "../../solver/src/solver_impl.h"
 
+#include "hex_float_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,15 +36,9 @@ DumpedIsland read_island(const std::string& path) {
     std::ifstream in(path);
     std::size_t row_count = 0, body_count = 0;
     in >> row_count >> body_count;
-    bool numbers = true;
-    const auto read_double = [&] {
-        std::string token;
-        in >> token;
-        char* end = nullptr;
-        const double value = std::strtod(token.c_str(), &end);  // operator>> does not read hexadecimal floats
-        numbers = numbers && !token.empty() && *end == '\0';
-        return value;
-    };
+    test::HexFloatReader numbers(in);
+    const auto read_double = [&] { return numbers.next(); };
+    bool spread_free = true;  // cable rows' point-mass terms are not dumped
     const auto read_vec = [&](auto& v, int n) {
         for (int k = 0; k < n; ++k) v.data()[k] = read_double();
     };
@@ -50,7 +46,7 @@ DumpedIsland read_island(const std::string& path) {
         Row r;
         int kind = 0, persistent = 0, spread = 0;
         in >> kind >> r.a >> r.b >> r.normal >> r.normal_count >> persistent >> spread;
-        numbers = numbers && spread == 0;
+        spread_free = spread_free && spread == 0;
         r.kind = static_cast<RowKind>(kind);
         r.persistent = persistent != 0;
         r.source = static_cast<std::uint32_t>(i);
@@ -74,7 +70,8 @@ DumpedIsland read_island(const std::string& path) {
         island.bodies.push_back(b);
     }
     std::string rest;
-    if (!in || !numbers || island.bodies.size() != body_count || (in >> rest)) island.rows.clear();
+    if (!in || !numbers.ok() || !spread_free || island.bodies.size() != body_count || (in >> rest))
+        island.rows.clear();
     return island;
 }
 
