@@ -194,19 +194,19 @@ void Solver::Impl::solve_displacements(std::span<const SolverBody> bodies, const
     for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
         island_rows.clear();
         for (std::uint32_t p = offsets[k]; p < offsets[k + 1]; ++p) island_rows.push_back(rows[order[p]]);
+        // Displacements to a micrometre: the projection removes penetration beyond the slop (0.5 mm).
+        constexpr double kDisplacementTolerance = 1e-6;
         const bool direct = static_cast<int>(island_rows.size()) <= settings.direct_max_rows;
         if (direct) scratch.solve_start.collect(island_rows, scratch_bodies);
         const detail::BlcpResult r =
-            direct
-                ? detail::solve_blcp_direct(island_rows, scratch_bodies, scratch.workspace,
-                                            settings.max_active_set_iterations, settings.dense_max_rows)
-                // Displacements to a micrometre: the projection removes penetration beyond the slop (0.5 mm).
-                : detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
-                                               settings.max_iterations, 1e-6);
+            direct ? detail::solve_blcp_direct(island_rows, scratch_bodies, scratch.workspace,
+                                               settings.max_active_set_iterations, settings.dense_max_rows)
+                   : detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
+                                                  settings.max_iterations, kDisplacementTolerance);
         if (direct && !r.converged) {
             // Undone exactly, and dropped if unusable as a start (as for the velocities, solve_island).
             scratch.solve_start.restore(scratch_bodies);
-            detail::drop_unusable_start(island_rows, 1e-6);
+            detail::drop_unusable_start(island_rows, kDisplacementTolerance);
             detail::solve_blcp_iterative(island_rows, scratch_bodies, scratch.workspace,
                                          settings.max_iterations, 0);
         }
