@@ -12,6 +12,14 @@ namespace {
 // Relative weld distance (see the header) and collinearity ratio: a third point within 1e-6 of the base
 // length from the line is on it up to the rounding of clipped coordinates.
 constexpr double kWeldRatio = 1e-6;
+// The weld's floor, relative to the largest coordinate of the patch. Points computed for the same spot by
+// different triangles (a height-field vertex poking into a box face, seen from each of the six triangles
+// around it) differ by the rounding of their clip arithmetic: 1e-18 to 2e-12 m at coordinates of a few
+// metres (test HeightField.NoPatchHoldsOnePointTwice), up to ~1e4 ulps where edges meet at shallow angles.
+// In a patch made of such copies alone the extent is that rounding too, so the relative weld above never
+// joined them and the patch kept the same point twice: two identical solver rows. 1e-10 leaves a margin of
+// 1e2 over that rounding (8e-13 of the coordinates) and is 0.1 nm at 1 m from the origin.
+constexpr double kWeldRounding = 1e-10;
 constexpr double kCollinearRatio = 1e-6;
 // Depths within this fraction of the patch extent count as equally deep, and the tie goes to the point
 // farthest from the centre of the patch's bounding box. A resting face tilts back and forth by solver jitter
@@ -35,13 +43,16 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
     const auto n = static_cast<int>(std::min<std::size_t>(candidates.size(), kMaxClipVertices));
     std::array<Vec2, kMaxClipVertices> p;
     Vec2 lo = Vec2::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+    double coordinate_scale = 0;
     for (int i = 0; i < n; ++i) {
         const Vec3& x = candidates[static_cast<std::size_t>(i)].position;
         p[static_cast<std::size_t>(i)] = Vec2(x.dot(u), x.dot(v));
         lo = lo.cwiseMin(p[static_cast<std::size_t>(i)]);
         hi = hi.cwiseMax(p[static_cast<std::size_t>(i)]);
+        coordinate_scale = std::max(coordinate_scale, x.lpNorm<Eigen::Infinity>());
     }
     const double extent = (hi - lo).norm();
+    const double weld = std::max(kWeldRatio * extent, kWeldRounding * coordinate_scale);
 
     // Weld: keep[i] is the index of a surviving candidate; a later duplicate replaces an earlier one only
     // when it is deeper.
@@ -52,7 +63,7 @@ void reduce_contacts(std::span<const ContactPoint> candidates, const Vec3& norma
         for (int k = 0; k < m && dup < 0; ++k)
             if ((p[static_cast<std::size_t>(keep[static_cast<std::size_t>(k)])] -
                  p[static_cast<std::size_t>(i)])
-                    .norm() <= kWeldRatio * extent)
+                    .norm() <= weld)
                 dup = k;
         if (dup < 0)
             keep[static_cast<std::size_t>(m++)] = i;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -571,6 +572,66 @@ TEST(HeightField, SphereOnASlopeGetsTheSlopeNormal) {
     ASSERT_EQ(out.size(), 1u);
     EXPECT_NEAR((out[0].normal - n).norm(), 0, kExact);
     EXPECT_NEAR(out[0].points[0].depth, r - 0.38, kExact);
+}
+
+TEST(HeightField, NoPatchHoldsOnePointTwice) {
+    // The soak's hills (bench_soak.cpp) under a box of the soak's size, lowered at 2,000 random poses until
+    // it first touches. Where a grid vertex pokes into the box's bottom face, each of the up to six triangles
+    // around it gives that vertex along the face's normal: one patch of copies that differ by rounding
+    // (1e-18 to 2e-12 m apart here), which kept the point twice in 2 % of the patches before the weld had
+    // a floor relative to the coordinates. Two points of a patch closer than a nanometre are one point (their
+    // rows are equal to 1e-8 of the box's size); distinct corners and clip points here lie at least tens of
+    // micrometres apart.
+    constexpr double kSamePoint = 1e-9;
+    const int n = 41;
+    std::vector<double> heights;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) heights.push_back(0.3 * std::sin(0.25 * i) * std::cos(0.18 * j));
+    const ShapePtr field = make_height_field(Vec2(-5, -5), Vec2(0.25, 0.25), n, n, std::move(heights));
+    const ShapePtr box = make_box(Vec3(0.146, 0.286, 0.162));
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> across(-4, 4), angle(-std::numbers::pi, std::numbers::pi),
+        tilt(-0.3, 0.3);
+    int patches = 0, vertex_patches = 0;
+    double closest = std::numeric_limits<double>::infinity();
+    for (int trial = 0; trial < 2000; ++trial) {
+        const Quat q = about(Vec3::UnitZ(), angle(rng)) * about(Vec3::UnitX(), tilt(rng)) *
+                       about(Vec3::UnitY(), tilt(rng));
+        const Vec2 xy(across(rng), across(rng));
+        auto deepest_at = [&](double z, std::vector<Manifold>& out) {
+            out = run(box, Pose{Vec3(xy.x(), xy.y(), z), q}, field, Pose{}, 0.02);
+            double deepest = -1;
+            for (const Manifold& m : out)
+                for (int i = 0; i < m.count; ++i)
+                    deepest = std::max(deepest, m.points[static_cast<std::size_t>(i)].depth);
+            return deepest;
+        };
+        std::vector<Manifold> out;
+        double z = 0.8;
+        while (z > -1 && deepest_at(z, out) <= 0) z -= 0.01;  // first touch within 1 cm, then 0.5 mm
+        for (z += 0.01; z > -1; z -= 0.0005) {
+            if (deepest_at(z, out) <= 0) continue;
+            for (const Manifold& m : out) {
+                ++patches;
+                vertex_patches += m.count == 1;
+                for (int i = 0; i < m.count; ++i)
+                    for (int j = 0; j < i; ++j) {
+                        const double d = (m.points[static_cast<std::size_t>(i)].position -
+                                          m.points[static_cast<std::size_t>(j)].position)
+                                             .norm();
+                        EXPECT_GT(d, kSamePoint)
+                            << "trial " << trial << ": points " << j << " and " << i << " of a patch of "
+                            << m.count << " are " << d << " m apart";
+                        closest = std::min(closest, d);
+                    }
+            }
+            break;
+        }
+    }
+    EXPECT_GT(patches, 5000);
+    EXPECT_GT(vertex_patches, 1000);  // where copies of one point met the weld
+    std::printf("%d patches, %d of one point; closest two points of a patch %.3g m apart\n", patches,
+                vertex_patches, closest);
 }
 
 }  // namespace

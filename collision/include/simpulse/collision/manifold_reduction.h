@@ -11,7 +11,8 @@
 namespace simpulse {
 
 // Welds candidates closer than 1e-6 of the patch extent (their solver rows are identical to six digits; the
-// deeper one is kept), then writes at most four points into `out.points`/`out.count` and sets `out.normal`.
+// deeper one is kept), or than 1e-10 of their largest coordinate (copies of one point, computed from
+// different triangles), then writes at most four points into `out.points`/`out.count` and sets `out.normal`.
 // All candidates belong to one patch with normal `normal`; distances are measured in the plane perpendicular
 // to it. The first point is the deepest up to 1e-3 of the patch extent; among such near-ties, the one
 // farthest from the centre of the patch's bounding box (so a resting face keeps the same four points under
