@@ -42,13 +42,14 @@ BlcpResult detail::IslandWorker::solve_large_island(std::span<Row> island, std::
     // the answer they leave let a 14-box 1:1000 tower (residual 0.12 m/s) and a 50-box tower (0.0088 m/s)
     // sink through themselves. The Newton method solves the island from the sweeps' impulses.
     for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
-    const BlcpResult result = solve_newton(island, bodies, settings, r.iterations);
+    const BlcpResult result = solve_newton(island, bodies, settings, r.iterations, /*cable=*/false);
     record_answer(result, settings);
     return result;
 }
 
 BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<SolverBody> bodies,
-                                              const SolverSettings& settings, int earlier_iterations) {
+                                              const SolverSettings& settings, int earlier_iterations,
+                                              bool cable) {
     // An island spends one Newton budget per world step, not one per substep: once a solve of an island
     // holding one of its bodies ran out the budget short of the tolerance, its later substeps (halved ones
     // after a rejection, up to max_substeps) get a tenth of it. A diverging world (fuzzed: gravity 1e52
@@ -63,6 +64,10 @@ BlcpResult detail::IslandWorker::solve_newton(std::span<Row> island, std::span<S
         });
     detail::NewtonSettings newton_settings;
     newton_settings.tolerance = settings.tolerance;
+    if (cable) {  // the schedule of cable islands (newton.cpp)
+        newton_settings.lag_friction_bounds = true;
+        newton_settings.proximal_drop = 0.1;
+    }
     newton_settings.max_factorizations =
         capped_before ? std::max(1, settings.newton_max_factorizations / kShareAfterCap)
                       : settings.newton_max_factorizations;
@@ -231,7 +236,7 @@ BlcpResult detail::IslandWorker::solve_spread_island(std::span<Row> island, std:
         } else {
             restore_answer(island, bodies, spread_start);
         }
-        const BlcpResult newton_answer = solve_newton(island, bodies, settings, 0);
+        const BlcpResult newton_answer = solve_newton(island, bodies, settings, 0, /*cable=*/true);
         iterations += newton_answer.iterations;
         if (newton_answer.residual < best.residual)
             best = newton_answer;

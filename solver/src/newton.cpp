@@ -8,14 +8,25 @@
 // algorithm", SIAM J. Control Optim. 14(5), eq. (1.6)). Each iteration solves the problem with a compliance
 // p_i = eps A_ii added around the previous impulses c (the centre), with the friction bounds held:
 //   lambda_i = clamp(c_i - (w_i - t_i) / p_i, lo_i, hi_i),   hi_i = -lo_i = B_i  (friction),
-// and B_i then moved towards mu sum(lambda_normal) of the new iterate. The fixed point lambda = c,
-// B = mu sum(lambda_normal) solves the boxed LCP exactly: the compliance vanishes at convergence, and the
-// friction bounds are those of the answer's own normal impulses (holding the bounds keeps each subproblem
-// convex; coupling them inside the Newton step makes its Jacobian unsymmetric and its merit function kinked,
-// and the line search then stalls on heaps). eps starts compliant, so the first
-// subproblems find which rows load, stick or slide in a few Newton steps, and is lowered after an iteration
-// that gains less than a factor 4 (an iterate drifting along redundant rows, a face patch whose points cannot
-// all meet their targets, moves by the residual over the compliance per iteration until a row unloads).
+// and B_i then moved to mu sum(lambda_normal) of the new iterate (all or part of the way, see below). The
+// fixed point lambda = c, B = mu sum(lambda_normal) solves the boxed LCP exactly: the compliance vanishes at
+// convergence, and the friction bounds are those of the answer's own normal impulses (holding the bounds
+// keeps each subproblem convex; coupling them inside the Newton step makes its Jacobian unsymmetric and its
+// merit function kinked, and the line search then stalls on heaps). eps starts compliant (1e-2 A_ii), so the
+// first subproblems find which rows load, stick or slide in a few Newton steps (from 1e-3, a cold 27-level
+// pyramid spent the whole budget on its first subproblem), and is lowered after an iteration that gains less
+// than a factor 4 (an iterate drifting along redundant rows, a face patch whose points cannot all meet their
+// targets, moves by the residual over the compliance per iteration until a row unloads).
+// Two schedules, chosen by measurement (docs/BENCHMARKS.md, "Large islands"):
+//   Contact and joint islands: the bounds follow the normal impulses all the way and eps drops by 0.3.
+//   Bounds that lag behind (moved part of the way after an iteration that raised the residual) keep every
+//   iterate's friction inconsistent with its own loads: on the landing 1,000-box heap half of the Newton
+//   solves then ran out of factorisations, against a fifth; below eps ~ 1e-3 a heap's subproblems take one
+//   factorisation per Newton step (rows change state at every step), and drops of 0.1 spent more there.
+//   Cable islands (rows with point-mass terms): lagging bounds and drops of 0.1. Their friction rows along a
+//   straight cable are redundant with its rods, and there the full update made more solves miss at rest: of
+//   nine boxes dropped on three cables (Cables.BoxDroppedOnCablesRestsOnThem with three masses and three
+//   offsets), seven then had steps above the tolerance after landing, against two.
 //
 // Inner loop: each subproblem is the minimum of a convex piecewise-quadratic function of the body velocities
 // alone (6 unknowns per body however many rows touch it), as in MuJoCo's Newton solver (Todorov 2014,
@@ -115,7 +126,7 @@ class Island {
     std::pair<double, double> residual(const std::vector<double>& lambda);
     void set_compliance(double eps);
     // Moves the friction bounds held over a subproblem a fraction `relaxation` of the way to mu times the
-    // normal impulses of `lambda` (all the way the first time).
+    // normal impulses of `lambda`.
     void update_bounds(const std::vector<double>& lambda, double relaxation);
     // Solves the subproblem with centre ws.centre from ws.v, leaving its impulses in ws.impulse; true if it
     // converged within the caps.
@@ -669,10 +680,11 @@ NewtonResult solve_blcp_newton(std::span<Row> rows, std::span<SolverBody> bodies
         island.velocities_from(lambda);
         std::tie(residual, relative) = island.residual(lambda);
         if (residual < best_residual) best_residual = residual, ws.best = lambda;
-        // Friction bounds that follow the normal impulses at once can alternate (a patch loaded without
-        // friction, then sliding with the friction of that load and unloaded): an iteration that raised the
-        // residual halves their steps, one that lowered it doubles them again (up to the whole way).
-        relaxation = residual > previous ? std::max(0.125, 0.5 * relaxation) : std::min(1.0, 2 * relaxation);
+        // Lagging bounds (lag_friction_bounds): an iteration that raised the residual halves their steps, one
+        // that lowered it doubles them again (up to the whole way).
+        if (settings.lag_friction_bounds)
+            relaxation =
+                residual > previous ? std::max(0.125, 0.5 * relaxation) : std::min(1.0, 2 * relaxation);
         island.update_bounds(lambda, relaxation);
         if (solved && residual > 0.25 * previous && residual <= previous && eps > settings.proximal_min)
             island.set_compliance(eps = std::max(settings.proximal_min, eps * settings.proximal_drop));

@@ -23,8 +23,12 @@ struct NewtonSettings {
     int max_factorizations = 400;
     double proximal_start = 1e-2;  // first proximal weight, relative to a row's effective mass A_ii
     double proximal_min = 1e-8;    // the smallest proximal weight
-    double proximal_drop = 0.1;    // factor applied to the weight after an iteration that gained little
-    int dense_max_bodies = 12;     // islands up to this many bodies factorise densely
+    double proximal_drop = 0.3;    // factor applied to the weight after an iteration that gained little
+    // Friction bounds move part of the way to mu times the new normal impulses after an iteration that raised
+    // the residual (halved steps, doubled again after one that lowered it) instead of all the way. The cable
+    // islands' setting (with proximal_drop 0.1), see newton.cpp.
+    bool lag_friction_bounds = false;
+    int dense_max_bodies = 12;  // islands up to this many bodies factorise densely
 };
 
 struct NewtonResult {

@@ -265,9 +265,10 @@ struct IslandWorker {
     BlcpResult solve_large_island(std::span<Row> island, std::span<SolverBody> bodies,
                                   const SolverSettings& settings);
     // The Newton method (newton.h) from the rows' impulses, which the bodies' velocities do not contain;
-    // records the Newton island, its factorisations and relative residual in stats (not its answer).
+    // records the Newton island, its factorisations and relative residual in stats (not its answer). `cable`:
+    // the island has rows with point-mass terms, solved with their own schedule (newton.cpp).
     BlcpResult solve_newton(std::span<Row> island, std::span<SolverBody> bodies,
-                            const SolverSettings& settings, int earlier_iterations);
+                            const SolverSettings& settings, int earlier_iterations, bool cable);
 };
 }  // namespace simpulse::detail
 

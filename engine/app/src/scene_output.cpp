@@ -122,6 +122,7 @@ Json scene_detail::result_document(const SceneDesc& scene, const SceneWorld& sw,
                        {"missed_islands", s.missed_islands},
                        {"steps_missed", s.steps_missed},
                        {"newton_islands", s.newton_islands},
+                       {"newton_capped", s.newton_capped},
                        {"total_factorizations", s.total_factorizations},
                        {"workspace_bytes", s.max_workspace_bytes}};
     if (!report.ok) {

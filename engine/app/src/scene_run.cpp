@@ -23,6 +23,7 @@ void aggregate(SolverSummary& summary, const SolverStats& stats) {
     summary.missed_islands += static_cast<std::uint64_t>(std::max(stats.missed_islands, 0));
     summary.steps_missed += stats.missed_islands > 0;
     summary.newton_islands += static_cast<std::uint64_t>(std::max(stats.newton_islands, 0));
+    summary.newton_capped += static_cast<std::uint64_t>(std::max(stats.newton_capped, 0));
     summary.total_factorizations += static_cast<std::uint64_t>(std::max(stats.factorizations, 0));
     summary.max_workspace_bytes = std::max<std::uint64_t>(summary.max_workspace_bytes, stats.workspace_bytes);
 }

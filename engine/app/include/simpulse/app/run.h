@@ -56,6 +56,7 @@ struct SolverSummary {
     std::uint64_t missed_islands = 0;  // island solves that ended above SolverSettings::tolerance
     std::uint64_t steps_missed = 0;    // steps with at least one such island
     std::uint64_t newton_islands = 0;
+    std::uint64_t newton_capped = 0;  // Newton solves stopped by their caps above the tolerance
     std::uint64_t total_factorizations = 0;
     std::uint64_t max_workspace_bytes =
         0;  // memory the solver held at its peak (SolverStats::workspace_bytes)
