@@ -7,10 +7,18 @@
 namespace simpulse::detail {
 
 void BodyVelocities::collect(std::span<const Row> rows, std::span<const SolverBody> bodies) {
+    // Each body once, marked as it is first met, so that only the distinct bodies are sorted: a pile has
+    // tens of rows per body.
+    if (listed.size() < bodies.size()) listed.resize(bodies.size(), 0);
     body.clear();
-    for (const Row& r : rows) for_each_row_body(r, [&](std::uint32_t b) { body.push_back(b); });
+    for (const Row& r : rows)
+        for_each_row_body(r, [&](std::uint32_t b) {
+            if (listed[b]) return;
+            listed[b] = 1;
+            body.push_back(b);
+        });
+    for (const std::uint32_t b : body) listed[b] = 0;
     std::sort(body.begin(), body.end());
-    body.erase(std::unique(body.begin(), body.end()), body.end());
     velocity.resize(body.size());
     angular_velocity.resize(body.size());
     save(bodies);

@@ -80,7 +80,7 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
 }
 
 void Solver::discard_last_solve() {
-    if (impl_->cache_replaced) impl_->cache.swap(impl_->next_cache);
+    if (impl_->cache_replaced) std::swap(impl_->cache, impl_->next_cache);
     impl_->cache_replaced = false;
     impl_->joint_cache = impl_->joint_cache_before;
     impl_->joint_plain_steps = impl_->joint_plain_steps_before;
@@ -104,9 +104,7 @@ void Solver::project_positions(std::span<SolverBody> bodies, std::span<const Con
 }
 
 const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const {
-    const auto it = std::lower_bound(cache.begin(), cache.end(), key,
-                                     [](const detail::WarmStart& w, std::uint64_t k) { return w.key < k; });
-    return it != cache.end() && it->key == key ? &*it : nullptr;
+    return cache.find(key);
 }
 
 void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
@@ -151,7 +149,8 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
             cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
         const detail::WarmStart* previous = find_warm_start(c.key);
         const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
-        Row normal;
+        cr.normal = static_cast<std::int32_t>(rows.size());
+        Row& normal = rows.emplace_back();  // built in place: a row is 200 bytes
         normal.persistent = previous != nullptr && previous->normal > 0;
         detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
         if (c.body_a == kSpreadBody || c.body_b == kSpreadBody) {
@@ -164,8 +163,6 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
         normal.source = static_cast<std::uint32_t>(k);
         normal.target = c.depth < 0 ? c.depth / dt : 0.0;  // speculative: may approach up to the gap
         normal.lambda = warm ? warm->normal : 0.0;
-        cr.normal = static_cast<std::int32_t>(rows.size());
-        rows.push_back(normal);
         centre += c.point;
     }
     const auto count = static_cast<std::int32_t>(last - patch_begin);
@@ -198,7 +195,7 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
         warm_friction = warm->tangent1 * w1 + warm->tangent2 * w2;
     }
     contact_rows[patch_begin].tangent = static_cast<std::int32_t>(rows.size());
-    auto add_friction = [&](Row f, double mu, double warm_lambda) {
+    auto set_friction = [&](Row& f, double mu, double warm_lambda) {
         f.kind = RowKind::friction;
         // A row's bound is mu times its patch's normal impulse; an infinite mu (a torsional mu times a large
         // radius can overflow) would make that inf * 0 = NaN for an unloaded patch. The largest finite mu
@@ -208,7 +205,6 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
         f.normal_count = count;
         f.source = static_cast<std::uint32_t>(patch_begin);
         f.lambda = warm_lambda;
-        rows.push_back(f);
     };
     const detail::RowSpread* patch_spread = nullptr;
     if (contact_rows[patch_begin].spread >= 0) {
@@ -228,13 +224,13 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
         patch_spread = &spreads.back();
     }
     for (const Vec3& t : {t1, t2}) {
-        Row f;
+        Row& f = rows.emplace_back();
         detail::make_row(f, bodies, head.body_a, head.body_b, centre, centre, t);
         if (patch_spread != nullptr) {
             f.spread = patch_spread;
             detail::add_spread_diagonal(f);
         }
-        add_friction(f, head.friction, warm_friction.dot(t));
+        set_friction(f, head.friction, warm_friction.dot(t));
     }
     if (patch_spread != nullptr) return;  // point masses take no torque: no torsional row
     // Torsional friction: the patch resists spinning about its normal up to mu times the mean radius of its
@@ -243,10 +239,10 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     for (std::size_t k = patch_begin; k < last; ++k) radius += (contacts[k].point - centre).norm();
     radius /= static_cast<double>(count);
     if (count >= 2 && radius > 0) {
-        Row f;
+        Row& f = rows.emplace_back();
         detail::make_twist_row(f, bodies, head.body_a, head.body_b, n);
         f.lever = radius;
-        add_friction(f, head.friction * radius, warm ? warm->twist : 0.0);
+        set_friction(f, head.friction * radius, warm ? warm->twist : 0.0);
     }
 }
 
@@ -346,7 +342,7 @@ void Solver::Impl::add_joint_rows(std::span<const SolverBody> bodies, std::span<
 // The warm-start cache for the next step: every point's normal impulse; the patch friction under the key of
 // the patch's first point; and the joints' impulses.
 void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts) {
-    next_cache.clear();
+    next_cache.entries.clear();
     for (std::size_t k = 0; k < contacts.size(); ++k) {
         const detail::ContactRows& cr = contact_rows[k];
         if (cr.normal < 0) continue;
@@ -361,11 +357,10 @@ void Solver::Impl::store_warm_starts(std::span<const ContactConstraint> contacts
             if (t + 2 < rows.size() && rows[t + 2].kind == RowKind::friction && rows[t + 2].dir.isZero(0))
                 w.twist = rows[t + 2].lambda;
         }
-        next_cache.push_back(w);
+        next_cache.entries.push_back(w);
     }
-    std::sort(next_cache.begin(), next_cache.end(),
-              [](const detail::WarmStart& a, const detail::WarmStart& b) { return a.key < b.key; });
-    cache.swap(next_cache);
+    next_cache.index();
+    std::swap(cache, next_cache);
     cache_replaced = true;
     joint_impulse.assign(joint_levers.size(), {});
     for (const Row& r : rows) {

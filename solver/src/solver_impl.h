@@ -23,6 +23,16 @@ struct WarmStart {
     Vec3 t1 = Vec3::Zero();
 };
 
+// The warm starts of one step, found by key (warm_start_cache.cpp): an open-addressing hash table over the
+// entries in the order they were stored. No allocation once grown.
+struct WarmStartCache {
+    std::vector<WarmStart> entries;
+    std::vector<std::uint32_t> slots;  // entry index + 1 per slot, 0 when empty; a power of two in size
+    // Rebuilds the table over `entries`; of equal keys, the last entry is the one found.
+    void index();
+    const WarmStart* find(std::uint64_t key) const;
+};
+
 // Where a contact's rows ended up, for the position projection and the warm-start cache.
 struct ContactRows {
     std::int32_t normal = -1;   // global row index
@@ -96,6 +106,7 @@ struct IslandPass {
 struct BodyVelocities {
     std::vector<std::uint32_t> body;  // ascending
     std::vector<Vec3> velocity, angular_velocity;
+    std::vector<std::uint8_t> listed;  // per body of the world: met by collect (all 0 between calls)
     // The bodies the rows read, each once, and their velocities now.
     void collect(std::span<const Row> rows, std::span<const SolverBody> bodies);
     void save(std::span<const SolverBody> bodies);  // the same bodies' velocities now
@@ -283,9 +294,9 @@ struct Solver::Impl {
     std::vector<detail::Row> frictions;     // thesis mode: sliding friction impulses of a round
     std::vector<std::uint32_t> recheck_source;
     detail::IslandBuilder islands;
-    std::vector<double> contact_impulse;   // per input contact, see Solver::contact_impulses
-    std::vector<detail::WarmStart> cache;  // sorted by key: impulses of the previous step
-    std::vector<detail::WarmStart> next_cache;
+    std::vector<double> contact_impulse;  // per input contact, see Solver::contact_impulses
+    detail::WarmStartCache cache;         // impulses of the previous step
+    detail::WarmStartCache next_cache;
     bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
     std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
     std::vector<double> joint_cache;          // joint row impulses of the previous step, kJointSlots each

@@ -55,7 +55,7 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
 }
 
 std::size_t velocities_bytes(const detail::BodyVelocities& v) {
-    return bytes(v.body) + bytes(v.velocity) + bytes(v.angular_velocity);
+    return bytes(v.body) + bytes(v.velocity) + bytes(v.angular_velocity) + bytes(v.listed);
 }
 
 std::size_t answer_bytes(const detail::IslandAnswer& a) {
@@ -74,7 +74,8 @@ std::size_t detail::IslandWorker::workspace_bytes() const {
 
 std::size_t Solver::Impl::workspace_bytes() const {
     std::size_t total = bytes(rows) + bytes(contact_rows) + bytes(local_index) + bytes(frictions) +
-                        bytes(recheck_source) + bytes(contact_impulse) + bytes(cache) + bytes(next_cache) +
+                        bytes(recheck_source) + bytes(contact_impulse) + bytes(cache.entries) +
+                        bytes(cache.slots) + bytes(next_cache.entries) + bytes(next_cache.slots) +
                         bytes(joint_levers) + bytes(joint_cache) + bytes(joint_cache_before) +
                         bytes(scratch_bodies) + bytes(island_schedule);
     for (const auto& worker : workers) total += worker->workspace_bytes();
