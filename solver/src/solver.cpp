@@ -103,10 +103,6 @@ void Solver::project_positions(std::span<SolverBody> bodies, std::span<const Con
     detail::close_planes_in_position(bodies, joints);
 }
 
-const detail::WarmStart* Solver::Impl::find_warm_start(std::uint64_t key) const {
-    return cache.find(key);
-}
-
 void Solver::Impl::build_rows(std::span<const SolverBody> bodies, std::span<const ContactConstraint> contacts,
                               std::span<const JointConstraint> joints, double dt,
                               const SolverSettings& settings) {
@@ -147,7 +143,7 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
             cr.local_a = bodies[c.body_a].orientation.conjugate() * (c.point - bodies[c.body_a].position);
         if (is_movable(bodies, c.body_b))
             cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
-        const detail::WarmStart* previous = find_warm_start(c.key);
+        const detail::WarmStart* previous = cache.find(c.key);
         const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
         cr.normal = static_cast<std::int32_t>(rows.size());
         Row& normal = rows.emplace_back();  // built in place: a row is 200 bytes
@@ -180,7 +176,7 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     // Tangent basis: along the sliding velocity at the patch centre when sliding (the pyramid is then exact
     // for the sliding direction), else the previous step's basis so the warm-started impulse keeps its
     // meaning.
-    const detail::WarmStart* warm = settings.warm_start ? find_warm_start(head.key) : nullptr;
+    const detail::WarmStart* warm = settings.warm_start ? cache.find(head.key) : nullptr;
     const Vec3& n = head.normal;
     Vec3 sliding = side_velocity(bodies, head.body_b, head.spread_b, centre) -
                    side_velocity(bodies, head.body_a, head.spread_a, centre);  // spread: at the first point

@@ -366,7 +366,6 @@ struct Solver::Impl {
     void move_bodies(std::span<SolverBody> bodies, std::span<const JointConstraint> joints);
     void record_isolated_islands(std::span<const SolverBody> bodies);
     void keep_angular_momentum(std::span<SolverBody> bodies);
-    const detail::WarmStart* find_warm_start(std::uint64_t key) const;
 };
 
 }  // namespace simpulse
