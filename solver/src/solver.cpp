@@ -146,7 +146,7 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
         const detail::WarmStart* previous = cache.find(c.key);
         const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
         cr.normal = static_cast<std::int32_t>(rows.size());
-        Row& normal = rows.emplace_back();  // built in place: a row is 200 bytes
+        Row& normal = rows.emplace_back();  // built in place: a row is 208 bytes
         normal.persistent = previous != nullptr && previous->normal > 0;
         detail::make_row(normal, bodies, c.body_a, c.body_b, c.point, c.point, c.normal);
         if (c.body_a == kSpreadBody || c.body_b == kSpreadBody) {
