@@ -99,6 +99,7 @@ void DynamicsWorld::collision_stage(double dt) {
             wake_next_step_.push_back(a.asleep ? ia : ib);
     }
     manifold_cache_.end_step();
+    set_aside_unreachable_manifolds(dt);  // speculative_manifolds.cpp
     collide_cables(dt);
 }
 

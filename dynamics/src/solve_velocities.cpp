@@ -8,14 +8,22 @@
 namespace simpulse {
 
 SolverSettings DynamicsWorld::solve_velocities(double dt) {
-    sync_solver_bodies(true);
     // Resting contacts gain 2 |g| dt of approach speed per step at most; never restitute below that.
     SolverSettings solver_settings = settings_.solver;
     solver_settings.restitution_threshold =
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
     spin_before_solve_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
-    solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
+    // Solved again, from the same start, while the answer reaches a manifold the collision stage set aside
+    // (speculative_manifolds.cpp); the last round takes them all back, as the collision stage found them.
+    constexpr int kMaxSolves = 4;
+    for (int solve = 1;; ++solve) {
+        sync_solver_bodies(true);
+        solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
+        if (!wake_reached_manifolds(dt, solve + 1 == kMaxSolves)) break;
+        solver_.discard_last_solve();
+        build_constraints();
+    }
     // Kept for the step's later substeps here, as the position projection's sync clears the solver's marks.
     for (std::size_t i = 0; i < newton_capped_.size() && i < solver_bodies_.size(); ++i)
         newton_capped_[i] = newton_capped_[i] || solver_bodies_[i].newton_capped;

@@ -326,10 +326,11 @@ int run(const Options& options) {
             const simpulse::CollisionStats& c = sw.world.collision_stats();
             spdlog::debug(
                 "step {} t={}: substeps {} islands {} rows {} (largest {}) iterations {} pivots {} "
-                "residual {:.3g} missed {} newton {} factorizations {} pairs {} (reused {})",
+                "residual {:.3g} missed {} newton {} factorizations {} pairs {} (reused {}) set aside {} "
+                "woken {}",
                 step, sw.world.time(), sw.world.last_substeps(), s.islands, s.rows, s.largest_island_rows,
                 s.iterations, s.pivots, s.residual, s.missed_islands, s.newton_islands, s.factorizations,
-                c.pairs, c.reused);
+                c.pairs, c.reused, c.set_aside, c.woken);
             if (s.inelastic_energy_guards > 0 || s.restitution_energy_guards > 0)
                 spdlog::debug("step {}: energy safeguards: inelastic {} restitution {} (islands)", step,
                               s.inelastic_energy_guards, s.restitution_energy_guards);

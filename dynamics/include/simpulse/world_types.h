@@ -260,6 +260,11 @@ struct Energy {
 struct CollisionStats {
     int pairs = 0;
     int reused = 0;
+    // Speculative manifolds of two moving bodies that their relative motion cannot close within the step,
+    // left out of the solve (set_aside at its end), and those the solved velocities reached, which were put
+    // back and solved again (woken).
+    int set_aside = 0;
+    int woken = 0;
 };
 
 // A contact manifold of the last step together with the two bodies it joins.

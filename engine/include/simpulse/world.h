@@ -158,7 +158,9 @@ class World {
     // Called at the end of each step for every contact_begin/contact_end of that step, in order.
     void set_contact_listener(ContactListener listener);
     const std::vector<ContactEvent>& contact_events() const;     // of the last step
-    const std::vector<BodyManifold>& contact_manifolds() const;  // of the last step
+    // The manifolds the last step solved (its last substep): touching and speculative ones; not those of two
+    // moving bodies whose relative motion could not close them (CollisionStats::set_aside).
+    const std::vector<BodyManifold>& contact_manifolds() const;
 
     double time() const;
     std::uint64_t step_count() const;

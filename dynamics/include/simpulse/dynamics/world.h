@@ -193,7 +193,12 @@ class DynamicsWorld {
     void sync_solver_bodies(bool to_solver);
     JointConstraint joint_constraint(const Joint& joint) const;  // the solver's view of a joint
     void collide_cables(double dt);  // cable_collision.cpp, part of the collision stage
-    void add_cable_contacts();       // cable_collision.cpp, part of build_constraints
+    // speculative_manifolds.cpp: the collision stage sets aside the manifolds of two moving bodies that
+    // cannot reach each other within the substep at their relative motion; after a solve, those its
+    // velocities reach go back (true if any did, or if wake_all and any was set aside).
+    void set_aside_unreachable_manifolds(double dt);
+    bool wake_reached_manifolds(double dt, bool wake_all);
+    void add_cable_contacts();  // cable_collision.cpp, part of build_constraints
     void move_cable_proxies(double dt);
     bool is_cable_point(std::uint32_t slot) const { return bodies_[slot].cable != kInvalidIndex; }
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
@@ -237,6 +242,15 @@ class DynamicsWorld {
     // Per-step buffers, reused.
     std::vector<Manifold> manifolds_;
     std::vector<BodyManifold> body_manifolds_;
+    struct SetAsideManifold {
+        std::uint32_t position;  // its index among all the manifolds of the collision stage
+        BodyManifold manifold;
+    };
+    std::vector<SetAsideManifold> set_aside_;   // speculative_manifolds.cpp
+    std::vector<std::uint32_t> kept_position_;  // body_manifolds_[i]'s index among all the manifolds
+    std::vector<SetAsideManifold> woken_scratch_;
+    std::vector<BodyManifold> merged_scratch_;
+    std::vector<std::uint32_t> merged_position_;
     ManifoldCache manifold_cache_;
     CollisionStats collision_stats_;
     std::vector<SolverBody> solver_bodies_;
