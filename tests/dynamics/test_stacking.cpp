@@ -207,8 +207,8 @@ TEST(Stacking, IslandsSolvedOnTwoThreadsMatchOneThreadBitForBit) {
         };
         for (int group = 0; group < 6; ++group) {
             const Vec3 origin(12.0 * (group % 3), 12.0 * (group / 3), 0);
-            if (group % 3 == 0) {  // a heap: 12 boxes (an island for the Newton method) or 8
-                const int side = 2, layers = group == 0 ? 3 : 2;
+            if (group % 3 == 0) {  // a heap: 27 boxes (an island for the Newton method) or 8
+                const int side = group == 0 ? 3 : 2, layers = group == 0 ? 3 : 2;
                 for (int i = 0; i < side * side * layers; ++i) {
                     const int layer = i / (side * side);  // odd layers shifted: each box lands on four
                     add(make_box(Vec3(0.5, 0.5, 0.5)),
