@@ -14,14 +14,16 @@ SolverSettings DynamicsWorld::solve_velocities(double dt) {
         std::max(solver_settings.restitution_threshold, 2.0 * settings_.gravity.norm() * dt);
     spin_before_solve_.resize(bodies_.size());
     for (std::size_t i = 0; i < bodies_.size(); ++i) spin_before_solve_[i] = bodies_[i].angular_velocity;
-    // Solved again, from the same start, while the answer reaches a manifold the collision stage set aside
-    // (speculative_manifolds.cpp); the last round takes them all back, as the collision stage found them.
-    constexpr int kMaxSolves = 4;
+    // Solved again, from the same velocities, while the answer reaches a manifold the collision stage set
+    // aside (speculative_manifolds.cpp); the last round takes them all back, as the collision stage found
+    // them. A solve again starts from the discarded one's impulses: islands the woken manifolds do not touch
+    // start from their answer, and those the direct method or the Newton method solved pass at once.
+    constexpr int kMaxSolves = 3;
     for (int solve = 1;; ++solve) {
         sync_solver_bodies(true);
         solver_.solve_velocities(solver_bodies_, contacts_, joint_rows_, dt, solver_settings);
         if (!wake_reached_manifolds(dt, solve + 1 == kMaxSolves)) break;
-        solver_.discard_last_solve();
+        solver_.discard_last_solve(/*warm_from_discarded=*/true);
         build_constraints();
     }
     // Kept for the step's later substeps here, as the position projection's sync clears the solver's marks.

@@ -77,9 +77,12 @@ void Solver::solve_velocities(std::span<SolverBody> bodies, std::span<const Cont
     }
     detail::close_planes_in_velocity(bodies, joints);
     impl_->stats.workspace_bytes = impl_->workspace_bytes();
+    impl_->warm_from_discarded = false;
 }
 
-void Solver::discard_last_solve() {
+void Solver::discard_last_solve(bool warm_from_discarded) {
+    impl_->warm_from_discarded = warm_from_discarded && impl_->cache_replaced;
+    if (impl_->warm_from_discarded) impl_->discarded_cache = impl_->cache;
     if (impl_->cache_replaced) std::swap(impl_->cache, impl_->next_cache);
     impl_->cache_replaced = false;
     impl_->joint_cache = impl_->joint_cache_before;
@@ -144,7 +147,7 @@ void Solver::Impl::add_patch_rows(std::span<const SolverBody> bodies,
         if (is_movable(bodies, c.body_b))
             cr.local_b = bodies[c.body_b].orientation.conjugate() * (c.point - bodies[c.body_b].position);
         const detail::WarmStart* previous = cache.find(c.key);
-        const detail::WarmStart* warm = settings.warm_start ? previous : nullptr;
+        const detail::WarmStart* warm = settings.warm_start ? warm_start_of(c.key) : nullptr;
         cr.normal = static_cast<std::int32_t>(rows.size());
         Row& normal = rows.emplace_back();  // built in place: a row is 208 bytes
         normal.persistent = previous != nullptr && previous->normal > 0;
@@ -176,7 +179,7 @@ void Solver::Impl::add_patch_friction(std::span<const SolverBody> bodies,
     // Tangent basis: along the sliding velocity at the patch centre when sliding (the pyramid is then exact
     // for the sliding direction), else the previous step's basis so the warm-started impulse keeps its
     // meaning.
-    const detail::WarmStart* warm = settings.warm_start ? cache.find(head.key) : nullptr;
+    const detail::WarmStart* warm = settings.warm_start ? warm_start_of(head.key) : nullptr;
     const Vec3& n = head.normal;
     Vec3 sliding = side_velocity(bodies, head.body_b, head.spread_b, centre) -
                    side_velocity(bodies, head.body_a, head.spread_a, centre);  // spread: at the first point

@@ -298,6 +298,13 @@ struct Solver::Impl {
     detail::WarmStartCache cache;         // impulses of the previous step
     detail::WarmStartCache next_cache;
     bool cache_replaced = false;  // the last solve swapped next_cache (now the cache before it) into cache
+    // discard_last_solve(true): the discarded solve's impulses, the contacts' warm start of the next solve.
+    detail::WarmStartCache discarded_cache;
+    bool warm_from_discarded = false;
+    // A contact's warm start for this solve (the discarded solve's with warm_from_discarded).
+    const detail::WarmStart* warm_start_of(std::uint64_t key) const {
+        return warm_from_discarded ? discarded_cache.find(key) : cache.find(key);
+    }
     std::vector<detail::JointLevers> joint_levers;  // per joint, this step (exact mode)
     std::vector<double> joint_cache;          // joint row impulses of the previous step, kJointSlots each
     std::vector<JointImpulse> joint_impulse;  // per joint, of the last solve (Solver::joint_impulses)

@@ -113,8 +113,11 @@ class Solver {
 
     // Forgets the last solve_velocities: the warm start of the next solve is the one that solve had. For a
     // caller that rejects the step and solves it again with a shorter one (the impulses of the rejected solve
-    // would otherwise make its impacts look like lasting contacts, which get no restitution).
-    void discard_last_solve();
+    // would otherwise make its impacts look like lasting contacts, which get no restitution). With
+    // warm_from_discarded, the next solve (only) starts its contacts from the discarded solve's impulses
+    // instead, while which contacts are lasting still comes from the step before: for a caller that solves
+    // the same step again with contacts added, where most islands' answers stay what they were.
+    void discard_last_solve(bool warm_from_discarded = false);
 
     // After the position update: moves bodies (positions and orientations only) to remove joint drift and
     // penetration beyond the slop. The contacts are the ones given to solve_velocities this step.
