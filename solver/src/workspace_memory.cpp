@@ -76,8 +76,9 @@ std::size_t Solver::Impl::workspace_bytes() const {
     std::size_t total = bytes(rows) + bytes(contact_rows) + bytes(local_index) + bytes(frictions) +
                         bytes(recheck_source) + bytes(contact_impulse) + bytes(cache.entries) +
                         bytes(cache.slots) + bytes(next_cache.entries) + bytes(next_cache.slots) +
-                        bytes(joint_levers) + bytes(joint_cache) + bytes(joint_cache_before) +
-                        bytes(scratch_bodies) + bytes(island_schedule);
+                        bytes(discarded_cache.entries) + bytes(discarded_cache.slots) + bytes(joint_levers) +
+                        bytes(joint_cache) + bytes(joint_cache_before) + bytes(scratch_bodies) +
+                        bytes(island_schedule);
     for (const auto& worker : workers) total += worker->workspace_bytes();
     return total;
 }

@@ -193,9 +193,9 @@ class DynamicsWorld {
     void sync_solver_bodies(bool to_solver);
     JointConstraint joint_constraint(const Joint& joint) const;  // the solver's view of a joint
     void collide_cables(double dt);  // cable_collision.cpp, part of the collision stage
-    // speculative_manifolds.cpp: the collision stage sets aside the manifolds of two moving bodies that
-    // cannot reach each other within the substep at their relative motion; after a solve, those its
-    // velocities reach go back (true if any did, or if wake_all and any was set aside).
+    // speculative_manifolds.cpp: the collision stage sets aside the manifolds of two moving bodies whose
+    // points keep their gaps over the substep at the bodies' motion; after a solve, those its velocities
+    // reach go back (true if any did; with wake_all every set-aside manifold goes back then).
     void set_aside_unreachable_manifolds(double dt);
     bool wake_reached_manifolds(double dt, bool wake_all);
     void add_cable_contacts();  // cable_collision.cpp, part of build_constraints
