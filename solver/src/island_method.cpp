@@ -1,5 +1,6 @@
 // The exact mode's choice of method for one island's boxed LCP (blcp.h): the direct active-set method for
-// small islands, the iterative sweeps first for mid-size contact islands, for islands above direct_max_rows
+// small islands, the iterative sweeps first for mid-size contact islands (the Newton method after them where
+// the active set does not settle from their answer), for islands above direct_max_rows
 // the sweeps with the Newton method (newton.h) where they end above iterative_accept, and for islands with
 // cable contacts the direct method (up to direct_max_rows), then the sweeps and the Newton method where it
 // misses the tolerance.
@@ -127,9 +128,10 @@ BlcpResult detail::IslandWorker::solve_island(std::span<Row> island, std::span<S
 // in a few sweeps. So: (1) a warm start that already solves the island is kept (resting islands, no work);
 // (2) otherwise the iterative method runs; if it reaches the tolerance, (3) at most two active-set iterations
 // from its impulses try to make the answer exact (so that a resting island's next warm start passes (1)); if
-// they do not settle, the iterative answer is kept. If the iterative method does not converge (stacks: long
-// load paths), returns false with the island's impulses removed from the bodies and its impulses left as the
-// warm start, for the caller's direct solve.
+// they do not settle, (4) the Newton method solves the island from the sweeps' answer (up to
+// newton_max_bodies), and the closer of its answer and the sweeps' is kept. If the iterative method does not
+// converge (stacks: long load paths), returns false with the island's impulses removed from the bodies and
+// its impulses left as the warm start, for the caller's direct solve.
 bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<SolverBody> bodies,
                                                const SolverSettings& settings, BlcpResult& result) {
     constexpr double kWarmStartTolerance = 1e-9;  // m/s, as the direct method's own warm-start check
@@ -143,6 +145,8 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     }
     const BlcpResult iterative = detail::solve_blcp_iterative(
         island, bodies, workspace, settings.max_iterations, settings.iterative_tolerance);
+    // copy_velocities_in listed the island's bodies, each once.
+    const auto island_bodies = static_cast<int>(workspace.copied_bodies.size());
     save_answer(island, bodies, iterative_answer);
     for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
     if (!iterative.converged) return false;
@@ -155,6 +159,21 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     }
     // Back to the sweeps' answer exactly (the unsettled polish may hold huge impulses, see solve_island).
     restore_answer(island, bodies, iterative_answer);
+    // The Newton method from the sweeps' answer: a resting island it makes exact is solved by its next warm
+    // start, where the sweeps' answer would be swept again every step (a resting column of the S3 pile kept
+    // awake). The closer answer is kept.
+    if (island_bodies <= settings.newton_max_bodies) {
+        for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
+        const BlcpResult newton_answer =
+            solve_newton(island, bodies, settings, result.iterations, /*cable=*/false);
+        if (newton_answer.residual < iterative.residual) {
+            stats.pivots += result.pivots;
+            result = newton_answer;
+            record_answer(result, settings);
+            return true;
+        }
+        restore_answer(island, bodies, iterative_answer);
+    }
     const int pivots = result.pivots, iterations = result.iterations;
     result = iterative;
     result.iterations = iterations;

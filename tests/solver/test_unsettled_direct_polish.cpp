@@ -134,5 +134,52 @@ TEST(UnsettledDirectPolish, TheSweepsAnswerIsRestoredExactly) {
         << " J by the residual " << result.residual << " m/s)";
 }
 
+// A resting column of ten boxes kept awake (a column of the S3 pile, 70 rows: the mid-size path),
+// tests/solver/data/resting_column_island.txt as try_iterative_first received it in a step at rest. The
+// sweeps converge and the two-iteration polish does not settle on the column's redundant contacts; the Newton
+// method from the sweeps' answer then makes the answer exact, so that it is a fixed point: the next step's
+// warm start (its impulses, the same velocities) solves the island without an iteration.
+TEST(UnsettledDirectPolish, TheNewtonMethodMakesARestingColumnExact) {
+    const DumpedIsland island =
+        read_island(std::string(SIMPULSE_SOURCE_DIR) + "/tests/solver/data/resting_column_island.txt");
+    ASSERT_EQ(island.rows.size(), 70u) << "could not read the dumped island";
+    const SolverSettings settings;
+    {
+        std::vector<Row> rows = island.rows;
+        std::vector<SolverBody> bodies = island.bodies;
+        BlcpWorkspace ws;
+        const BlcpResult sweeps =
+            solve_blcp_iterative(rows, bodies, ws, settings.max_iterations, settings.iterative_tolerance);
+        ASSERT_TRUE(sweeps.converged) << "sweeps' residual " << sweeps.residual << " m/s";
+        ASSERT_GT(sweeps.residual, settings.tolerance) << "the sweeps alone are exact here";
+        for (const Row& r : rows) apply_row_impulse(r, -r.lambda, bodies);
+        const BlcpResult polish =
+            solve_blcp_direct(rows, bodies, ws, 2, settings.dense_max_rows, /*give_up=*/true);
+        ASSERT_FALSE(polish.converged && polish.residual <= settings.tolerance)
+            << "the polish settles here now: the island no longer tests the Newton step";
+    }
+    std::vector<Row> all_rows;
+    std::vector<ContactRows> contact_rows;
+    std::vector<std::int32_t> local_index;
+    std::vector<JointLevers> joint_levers;
+    std::vector<std::uint8_t> joint_plain_steps, joint_redundant;
+    std::vector<RowSpread> spreads;
+    IslandWorker worker(all_rows, contact_rows, local_index, joint_levers, joint_plain_steps, joint_redundant,
+                        spreads);
+    std::vector<Row> rows = island.rows;
+    std::vector<SolverBody> bodies = island.bodies;
+    const BlcpResult result = worker.solve_island(rows, bodies, settings);
+    EXPECT_LE(result.residual, settings.tolerance) << "residual " << result.residual << " m/s";
+    EXPECT_EQ(worker.stats.newton_islands, 1);
+    // The next step at rest: the same velocities, the answer's impulses as the warm start.
+    std::vector<Row> again = rows;
+    std::vector<SolverBody> start = island.bodies;
+    worker.stats = {};
+    const BlcpResult next = worker.solve_island(again, start, settings);
+    EXPECT_EQ(next.iterations, 0) << "the warm start did not solve the island (residual " << next.residual
+                                  << " m/s)";
+    EXPECT_LE(next.residual, settings.tolerance);
+}
+
 }  // namespace
 }  // namespace simpulse::detail
