@@ -176,8 +176,7 @@ bool detail::IslandWorker::try_iterative_first(std::span<Row> island, std::span<
     // island it makes exact is solved by its next warm start, where the sweeps' answer would be swept again
     // every step (a resting column of the S3 pile kept awake). The closer answer is kept. Sliding islands
     // (leaning dominoes being hit) change their contacts from step to step, so an exact answer buys no next
-    // step there: with them, the D = 3 cm domino chain spent 4,224 factorisations on 438 such solves, against
-    // 208 on 59 without them.
+    // step there, and their Newton solves take many factorisations each (docs/findings.md, "Island methods").
     if (island_bodies <= settings.newton_max_bodies && !sliding(island)) {
         for (const Row& row : island) detail::apply_row_impulse(row, -row.lambda, bodies);
         const BlcpResult newton_answer =
