@@ -83,6 +83,18 @@ double kinetic_energy(const std::vector<SolverBody>& bodies) {
     return energy;
 }
 
+// An island worker with the solver's shared buffers it works in.
+struct WorkerWithStorage {
+    std::vector<Row> all_rows;
+    std::vector<ContactRows> contact_rows;
+    std::vector<std::int32_t> local_index;
+    std::vector<JointLevers> joint_levers;
+    std::vector<std::uint8_t> joint_plain_steps, joint_redundant;
+    std::vector<RowSpread> spreads;
+    IslandWorker worker{all_rows,          contact_rows,    local_index, joint_levers,
+                        joint_plain_steps, joint_redundant, spreads};
+};
+
 TEST(UnsettledDirectPolish, TheSweepsAnswerIsRestoredExactly) {
     DumpedIsland island =
         read_island(std::string(SIMPULSE_SOURCE_DIR) + "/tests/solver/data/soak_hills_island.txt");
@@ -113,14 +125,8 @@ TEST(UnsettledDirectPolish, TheSweepsAnswerIsRestoredExactly) {
     // adds at most sum |lambda_i| r / lever_i.
     std::vector<Row> rows = island.rows;
     std::vector<SolverBody> bodies = island.bodies;
-    std::vector<Row> all_rows;
-    std::vector<ContactRows> contact_rows;
-    std::vector<std::int32_t> local_index;
-    std::vector<JointLevers> joint_levers;
-    std::vector<std::uint8_t> joint_plain_steps, joint_redundant;
-    std::vector<RowSpread> spreads;
-    IslandWorker worker(all_rows, contact_rows, local_index, joint_levers, joint_plain_steps, joint_redundant,
-                        spreads);
+    WorkerWithStorage storage;
+    IslandWorker& worker = storage.worker;
     const SolverSettings settings;
     const BlcpResult result = worker.solve_island(rows, bodies, settings);
     double allowance = 0;
@@ -158,14 +164,8 @@ TEST(UnsettledDirectPolish, TheNewtonMethodMakesARestingColumnExact) {
         ASSERT_FALSE(polish.converged && polish.residual <= settings.tolerance)
             << "the polish settles here now: the island no longer tests the Newton step";
     }
-    std::vector<Row> all_rows;
-    std::vector<ContactRows> contact_rows;
-    std::vector<std::int32_t> local_index;
-    std::vector<JointLevers> joint_levers;
-    std::vector<std::uint8_t> joint_plain_steps, joint_redundant;
-    std::vector<RowSpread> spreads;
-    IslandWorker worker(all_rows, contact_rows, local_index, joint_levers, joint_plain_steps, joint_redundant,
-                        spreads);
+    WorkerWithStorage storage;
+    IslandWorker& worker = storage.worker;
     std::vector<Row> rows = island.rows;
     std::vector<SolverBody> bodies = island.bodies;
     const BlcpResult result = worker.solve_island(rows, bodies, settings);
