@@ -819,24 +819,66 @@ bool has(const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// Every listed value must be one of `allowed`; otherwise says which option and value, and what was expected.
+bool check_values(const char* option, const std::vector<std::string>& values,
+                  const std::vector<std::string>& allowed) {
+    if (values.empty()) {
+        std::fprintf(stderr, "bench_scenes: %s needs at least one value\n", option);
+        return false;
+    }
+    for (const std::string& v : values)
+        if (!has(allowed, v)) {
+            std::string list;
+            for (const std::string& a : allowed) list += (list.empty() ? "" : ",") + a;
+            std::fprintf(stderr, "bench_scenes: %s: unknown value '%s' (expected some of %s)\n", option,
+                         v.c_str(), list.c_str());
+            return false;
+        }
+    return true;
+}
+
+constexpr const char* kUsage =
+    "usage: bench_scenes [--scenes s2,s3,s3t,s3s,p3,s4,s5,pendulum,hinge] [--reps N (>= 1, default 5)]\n"
+    "                    [--engines simpulse,bullet] [--sleep on,off]\n";
 }  // namespace
 
 int main(int argc, char** argv) {
+    const std::vector<std::string> all_scenes{"s2", "s3", "s3t",      "s3s",  "p3",
+                                              "s4", "s5", "pendulum", "hinge"};
     std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5", "pendulum", "hinge"},
         engines{"simpulse", "bullet"}, sleeps{"on", "off"};
     int reps = 5;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string key = argv[i], value = argv[i + 1];
-        if (key == "--scenes")
+    for (int i = 1; i < argc; i += 2) {
+        const std::string key = argv[i];
+        if (key == "--help" || key == "-h") {
+            std::printf("%s", kUsage);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "bench_scenes: option %s needs a value\n%s", key.c_str(), kUsage);
+            return 2;
+        }
+        const std::string value = argv[i + 1];
+        if (key == "--scenes") {
             scenes = split(value);
-        else if (key == "--engines")
+            if (!check_values("--scenes", scenes, all_scenes)) return 2;
+        } else if (key == "--engines") {
             engines = split(value);
-        else if (key == "--sleep")
+            if (!check_values("--engines", engines, {"simpulse", "bullet"})) return 2;
+        } else if (key == "--sleep") {
             sleeps = split(value);
-        else if (key == "--reps")
-            reps = std::atoi(value.c_str());
-        else {
-            std::fprintf(stderr, "unknown option %s\n", key.c_str());
+            if (!check_values("--sleep", sleeps, {"on", "off"})) return 2;
+        } else if (key == "--reps") {
+            char* end = nullptr;
+            const long n = std::strtol(value.c_str(), &end, 10);
+            if (end == value.c_str() || *end != '\0' || n < 1 || n > 1000) {
+                std::fprintf(stderr, "bench_scenes: --reps: '%s' is not a whole number from 1 to 1000\n",
+                             value.c_str());
+                return 2;
+            }
+            reps = static_cast<int>(n);
+        } else {
+            std::fprintf(stderr, "bench_scenes: unknown option %s\n%s", key.c_str(), kUsage);
             return 2;
         }
     }
