@@ -845,8 +845,9 @@ constexpr const char* kUsage =
 int main(int argc, char** argv) {
     const std::vector<std::string> all_scenes{"s2", "s3", "s3t",      "s3s",  "p3",
                                               "s4", "s5", "pendulum", "hinge"};
-    std::vector<std::string> scenes{"s2", "s3", "s3t", "s3s", "s4", "s5", "pendulum", "hinge"},
-        engines{"simpulse", "bullet"}, sleeps{"on", "off"};
+    // Every scene but p3 by default: its 500 steps of one 56,000-row island take minutes.
+    std::vector<std::string> scenes = all_scenes, engines{"simpulse", "bullet"}, sleeps{"on", "off"};
+    scenes.erase(std::find(scenes.begin(), scenes.end(), "p3"));
     int reps = 5;
     for (int i = 1; i < argc; i += 2) {
         const std::string key = argv[i];

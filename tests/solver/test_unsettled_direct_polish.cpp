@@ -95,6 +95,24 @@ struct WorkerWithStorage {
                         joint_plain_steps, joint_redundant, spreads};
 };
 
+// The first steps of the mid-size path (try_iterative_first) on a copy of the island: the sweeps, then the
+// two-iteration active-set polish from their impulses.
+struct SweepsThenPolish {
+    BlcpResult sweeps, polish;
+};
+
+SweepsThenPolish sweeps_then_polish(const DumpedIsland& island, const SolverSettings& settings) {
+    std::vector<Row> rows = island.rows;
+    std::vector<SolverBody> bodies = island.bodies;
+    BlcpWorkspace ws;
+    SweepsThenPolish out;
+    out.sweeps =
+        solve_blcp_iterative(rows, bodies, ws, settings.max_iterations, settings.iterative_tolerance);
+    for (const Row& r : rows) apply_row_impulse(r, -r.lambda, bodies);
+    out.polish = solve_blcp_direct(rows, bodies, ws, 2, settings.dense_max_rows, /*give_up=*/true);
+    return out;
+}
+
 TEST(UnsettledDirectPolish, TheSweepsAnswerIsRestoredExactly) {
     DumpedIsland island =
         read_island(std::string(SIMPULSE_SOURCE_DIR) + "/tests/solver/data/soak_hills_island.txt");
@@ -105,15 +123,8 @@ TEST(UnsettledDirectPolish, TheSweepsAnswerIsRestoredExactly) {
     // The hazard: from the sweeps' answer, the direct method's two-iteration polish does not settle, and its
     // iterate is far off (m/s).
     {
-        std::vector<Row> rows = island.rows;
-        std::vector<SolverBody> bodies = island.bodies;
-        BlcpWorkspace ws;
-        const BlcpResult sweeps = solve_blcp_iterative(rows, bodies, ws, SolverSettings{}.max_iterations,
-                                                       SolverSettings{}.iterative_tolerance);
+        const auto [sweeps, polish] = sweeps_then_polish(island, SolverSettings{});
         ASSERT_TRUE(sweeps.converged) << "sweeps' residual " << sweeps.residual << " m/s";
-        for (const Row& r : rows) apply_row_impulse(r, -r.lambda, bodies);
-        const BlcpResult polish = solve_blcp_direct(rows, bodies, ws, 2, SolverSettings{}.dense_max_rows,
-                                                    /*give_up=*/true);
         EXPECT_FALSE(polish.converged && polish.residual < 1.0)
             << "the polish settles here now (residual " << polish.residual
             << " m/s): the island no longer tests the undo";
@@ -151,16 +162,9 @@ TEST(UnsettledDirectPolish, TheNewtonMethodMakesARestingColumnExact) {
     ASSERT_EQ(island.rows.size(), 70u) << "could not read the dumped island";
     const SolverSettings settings;
     {
-        std::vector<Row> rows = island.rows;
-        std::vector<SolverBody> bodies = island.bodies;
-        BlcpWorkspace ws;
-        const BlcpResult sweeps =
-            solve_blcp_iterative(rows, bodies, ws, settings.max_iterations, settings.iterative_tolerance);
+        const auto [sweeps, polish] = sweeps_then_polish(island, settings);
         ASSERT_TRUE(sweeps.converged) << "sweeps' residual " << sweeps.residual << " m/s";
         ASSERT_GT(sweeps.residual, settings.tolerance) << "the sweeps alone are exact here";
-        for (const Row& r : rows) apply_row_impulse(r, -r.lambda, bodies);
-        const BlcpResult polish =
-            solve_blcp_direct(rows, bodies, ws, 2, settings.dense_max_rows, /*give_up=*/true);
         ASSERT_FALSE(polish.converged && polish.residual <= settings.tolerance)
             << "the polish settles here now: the island no longer tests the Newton step";
     }
