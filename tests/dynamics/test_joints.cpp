@@ -1,8 +1,8 @@
 // Ball joints, against closed forms and conservation laws (issue 4): the period of a pendulum in both solver
 // modes, the thesis mode's capped correction of a large joint drift, a pendulum and a hinge of two ball
 // joints keeping their energy, a free hinged pair keeping energy and angular momentum, hinged planks bouncing
-// on the ground (the joints solved, no energy gained), a heavy sphere on a light chain keeping its joints, and
-// jointed boxes started inside the ground lifted to the slop.
+// on the ground (the joints solved, no energy gained), a heavy sphere on a light chain keeping its joints,
+// and jointed boxes started inside the ground lifted to the slop.
 #include "world_fixture.h"
 
 #include <simpulse/dynamics/world.h>
@@ -399,7 +399,8 @@ TEST(Joints, JointedPairStartedInsideTheGroundRisesToTheSlop) {
     for (const BodyId body : {a, b}) {
         const double deepest = depth_below_ground(w.body(body), half_extents);
         // The slop plus the rounding of the projection's displacement tolerance (1e-6 m).
-        EXPECT_LE(deepest, slop + 1e-6) << "box " << body.index << " still " << deepest << " m deep after 1 s";
+        EXPECT_LE(deepest, slop + 1e-6)
+            << "box " << body.index << " still " << deepest << " m deep after 1 s";
     }
     EXPECT_LE(w.solver_stats().joint_error, w.settings().solver.joint_tolerance)
         << "joint error " << w.solver_stats().joint_error << " m";
