@@ -360,7 +360,7 @@ double depth_below_ground(const Body& b, const Vec3& half_extents) {
         const Vec3 local(corner & 1 ? half_extents.x() : -half_extents.x(),
                          corner & 2 ? half_extents.y() : -half_extents.y(),
                          corner & 4 ? half_extents.z() : -half_extents.z());
-        lowest = std::min(lowest, (b.pose().position + b.orientation * local).z());
+        lowest = std::min(lowest, b.pose().transform_point(local).z());
     }
     return std::max(0.0, -lowest);
 }
@@ -379,12 +379,8 @@ TEST(Joints, JointedPairStartedInsideTheGroundRisesToTheSlop) {
     add_ground(w);
     const Vec3 half_extents(0.3, 0.1, 0.05);
     const double depth = 0.03;
-    BodyDesc d;
-    d.shape = make_box(half_extents);
-    d.mass = 1.0;
-    d.pose.position = Vec3(-0.3, 0, half_extents.z() - depth);
-    const BodyId a = w.create_body(d);
-    d.pose.position = Vec3(0.3, 0, half_extents.z() - depth / 4);
+    const BodyId a = w.create_body(box_desc(half_extents, Vec3(-0.3, 0, half_extents.z() - depth), 1.0));
+    BodyDesc d = box_desc(half_extents, Vec3(0.3, 0, half_extents.z() - depth / 4), 1.0);
     d.pose.orientation = Quat(Eigen::AngleAxisd(0.2, Vec3::UnitY()));
     const BodyId b = w.create_body(d);
     BallJointDesc j;
