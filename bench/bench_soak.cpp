@@ -12,7 +12,8 @@
 // tells what it saw, and describes the first bodies found escaped (step, shape, position and velocities).
 //
 // Run: bench_soak [STEPS (default 1000000)] [SEED (default 1)] [REPORT (default 100000; 0: none)]
-// (dt = 1/60 s)
+// [THREADS (default 1)]   (dt = 1/60 s). THREADS is SolverSettings::threads: the islands of a step solved in
+// parallel, with results bit-identical to one thread's, so a run's trajectory does not depend on it.
 #include <simpulse/world.h>
 
 #include <algorithm>
@@ -64,6 +65,17 @@ struct LooseBody {
     std::string shape;  // kind and sizes, for the report of a body that escaped
 };
 
+World world_with_threads(int threads) {
+    WorldSettings settings;
+    settings.solver.threads = threads;
+    Result<World> world = World::create(settings);
+    if (!world) {
+        std::fprintf(stderr, "bench_soak: %s\n", world.error().message.c_str());
+        std::exit(2);
+    }
+    return std::move(world.value());
+}
+
 struct Soak {
     World world;
     BodyId hills;
@@ -72,7 +84,7 @@ struct Soak {
     int escape_reports = 0;  // escaped bodies described so far (the first kMaxEscapeReports)
     static constexpr int kMaxEscapeReports = 20;
 
-    explicit Soak(unsigned seed) : random(seed) {
+    Soak(unsigned seed, int threads) : world(world_with_threads(threads)), random(seed) {
         const int n = 41;  // 41 x 41 heights 0.25 m apart: 10 m square
         std::vector<double> heights;
         for (int i = 0; i < n; ++i)
@@ -257,7 +269,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_soak: REPORT: expected a non-negative integer, got %s\n", argv[3]);
         return 2;
     }
-    Soak soak(static_cast<unsigned>(seed));
+    const long threads = argc > 4 ? std::strtol(argv[4], &end, 10) : 1;
+    if (argc > 4 && (*end != '\0' || threads < 1 || threads > 256)) {
+        std::fprintf(stderr, "bench_soak: THREADS: expected a whole number from 1 to 256, got %s\n", argv[4]);
+        return 2;
+    }
+    if (argc > 5) {
+        std::fprintf(stderr, "bench_soak: expected at most STEPS SEED REPORT THREADS, got %d arguments\n",
+                     argc - 1);
+        return 2;
+    }
+    Soak soak(static_cast<unsigned>(seed), static_cast<int>(threads));
     // Written before the run, so that the samples' pages count in the early high-water mark too.
     std::vector<float> step_ms(static_cast<std::size_t>(steps), 0.0f);
     std::vector<float> scratch(static_cast<std::size_t>(steps), 0.0f);
@@ -287,8 +309,10 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         }
     }
-    std::printf("soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu\n  ", steps,
-                static_cast<double>(steps) * kDt, soak.world.body_count(), seed);
+    std::printf(
+        "soak: %lld steps at dt 1/60 (%.0f s simulated), %zu bodies at the end, seed %lu, %ld thread%s\n  ",
+        steps, static_cast<double>(steps) * kDt, soak.world.body_count(), seed, threads,
+        threads == 1 ? "" : "s");
     print_step_times(step_times(step_ms, scratch, steps));
     std::printf("\n");
     std::printf("  memory high-water mark: %ld KiB after %lld steps, %ld KiB at the end\n", early_high_water,
