@@ -94,7 +94,10 @@ struct SolverSettings {
     int newton_max_bodies = 256;
     bool warm_start = true;
     // Threads that solve the islands of a step in parallel (exact mode). The results are bit-identical for
-    // any count: each island is solved by one thread from the same inputs.
+    // any count: each island is solved by one thread from the same inputs. The workers are OpenMP threads:
+    // under libgomp's default wait policy an idle worker spins for a while before it sleeps, so it holds its
+    // core through much of the step's serial part (collision); OMP_WAIT_POLICY=passive in the environment
+    // makes it sleep at once, for a little wall time (docs/reliability.md, "Soak").
     int threads = 1;
     // Friction pyramid: 4 facets (two tangent rows with box bounds mu * lambda_n).
     // Position projection (exact mode): penetration allowed without correction, and the fraction of the
