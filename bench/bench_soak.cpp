@@ -3,10 +3,11 @@
 // stirring; a box bouncing for ever on a slider limit with restitution 1; a chain of eight capsules on ball
 // joints hanging from a beam; and 60 bodies of every convex shape, of which the six oldest are destroyed and
 // six new ones dropped at random every simulated second. Prints the step-time percentiles (wall clock per
-// World::step), the memory high-water mark (VmHWM) and its value after the first tenth of the run (growth is
-// a leak), and checks every step that the state stays finite (World::step's non_finite_state) and every
-// second that no body is under the hills (a ray cast up from its centre hits the height field) or outside the
-// walls.
+// World::step), the solver's exactness (steps with an island solve that ended above
+// SolverSettings::tolerance, and the worst residual), the memory high-water mark (VmHWM) and its value after
+// the first tenth of the run (growth is a leak), and checks every step that the state stays finite
+// (World::step's non_finite_state) and every second that no body is under the hills (a ray cast up from its
+// centre hits the height field) or outside the walls.
 //
 // A long run prints the figures of the steps so far every REPORT steps, so that a run stopped early still
 // tells what it saw, and describes the first bodies found escaped (step, shape, position and velocities).
@@ -244,6 +245,26 @@ StepTimes step_times(std::span<const float> step_ms, std::span<float> scratch, l
             percentile(times, 0.999), static_cast<double>(*std::max_element(times.begin(), times.end()))};
 }
 
+// The solver's own account of every step (SolverStats): how many steps had an island solve end above the
+// tolerance, how many such solves there were, and the worst residual.
+struct Exactness {
+    long long steps_missed = 0;
+    long long solves_missed = 0;
+    double worst_residual = 0;
+
+    void add(const SolverStats& stats) {
+        steps_missed += stats.missed_islands > 0;
+        solves_missed += stats.missed_islands;
+        worst_residual = std::max(worst_residual, stats.residual);
+    }
+    // "N steps with an island solve above the tolerance (M solves), worst residual R m/s", no line end.
+    void print() const {
+        std::printf(
+            "%lld steps with an island solve above the tolerance (%lld solves), worst residual %.3g m/s",
+            steps_missed, solves_missed, worst_residual);
+    }
+};
+
 // "step time: mean ... (wall)", without a line end.
 void print_step_times(const StepTimes& t) {
     std::printf("step time: mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms (wall)",
@@ -285,6 +306,7 @@ int main(int argc, char** argv) {
     std::vector<float> scratch(static_cast<std::size_t>(steps), 0.0f);
     long early_high_water = -1;
     int worst_escaped = 0;
+    Exactness exactness;
     for (long long n = 1; n <= steps; ++n) {
         const auto start = std::chrono::steady_clock::now();
         const Status status = soak.world.step(kDt);
@@ -294,6 +316,7 @@ int main(int argc, char** argv) {
             std::printf("step %lld failed: %s\n", n, status.error().message.c_str());
             return 1;
         }
+        exactness.add(soak.world.solver_stats());
         if (n % 60 == 0) {
             worst_escaped = std::max(worst_escaped, soak.escaped(n));
             soak.replace_oldest();
@@ -302,6 +325,8 @@ int main(int argc, char** argv) {
         if (report > 0 && n % report == 0 && n < steps) {
             std::printf("  so far: %lld steps (%.0f s simulated): ", n, static_cast<double>(n) * kDt);
             print_step_times(step_times(step_ms, scratch, n));
+            std::printf("; ");
+            exactness.print();
             std::printf(
                 "; memory high-water mark %ld KiB; non-finite states 0; most bodies under the hills or "
                 "outside the walls at a check %d\n",
@@ -314,6 +339,8 @@ int main(int argc, char** argv) {
         steps, static_cast<double>(steps) * kDt, soak.world.body_count(), seed, threads,
         threads == 1 ? "" : "s");
     print_step_times(step_times(step_ms, scratch, steps));
+    std::printf("\n  ");
+    exactness.print();
     std::printf("\n");
     std::printf("  memory high-water mark: %ld KiB after %lld steps, %ld KiB at the end\n", early_high_water,
                 steps / 10, high_water_kib());
