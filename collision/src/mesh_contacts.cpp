@@ -8,6 +8,7 @@
 #include <simpulse/collision/manifold_reduction.h>
 #include <simpulse/collision/mesh_contacts.h>
 #include <simpulse/collision/plane_contacts.h>
+#include <simpulse/collision/raycast.h>
 
 #include <algorithm>
 #include <cmath>
@@ -122,6 +123,20 @@ bool on_active_feature(const MeshTriangle& t, const Vec3& p) {
         return (t.convex_edges >> ((last_zero + 1) % 3)) & 1;  // the edge opposite the zero vertex
     // At vertex `nonzero`: its two edges are nonzero (leaving it) and nonzero + 2 (arriving).
     return ((t.convex_edges >> nonzero) & 1) || ((t.convex_edges >> ((nonzero + 2) % 3)) & 1);
+}
+
+// The convex edge of the triangle (or border edge) that p, projected along the triangle's normal, lies
+// furthest beyond: the one opposite the most negative barycentric coordinate among those edges, or -1. Edge k
+// runs from v[k] to v[k + 1].
+int convex_edge_beyond(const MeshTriangle& t, const Vec3& p) {
+    const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
+    int edge = -1;
+    double furthest = -kBarycentricTolerance;
+    for (int k = 0; k < 3; ++k) {
+        const int opposite = (k + 1) % 3;
+        if (b[k] < furthest && ((t.convex_edges >> opposite) & 1)) furthest = b[k], edge = opposite;
+    }
+    return edge;
 }
 
 // The triangle's feature towards `m`: the vertices whose support value is within the axis-rotation cone of
@@ -386,6 +401,62 @@ void plane_points(const Shape& shape, const Pose& pose, const MeshTriangle& t, b
     }
 }
 
+// A lone vertex of the shape beside the triangle across a convex edge (or the border) lies over the neighbour
+// that bends away: its depth below this triangle's plane is no penetration (on a hill, up to 2 cm under a box
+// whose corner is millimetres above the neighbouring triangle; bench_terrain_depth). What this triangle holds
+// is the shape where it crosses that edge: the contact is the edge point under which the shape reaches
+// deepest below the plane, the shape's lowest point on the normal line through an edge point found by a ray
+// cast up that line. Along the edge that depth is concave (the lower surface of a convex body is convex) and
+// -infinity where the line misses the shape, so a golden-section search finds its maximum, bracketed by the
+// edge point nearest the vertex, which the shape covers; the candidate is dropped when the shape does not
+// reach within the margin of the plane there.
+void measure_at_edge(const Shape& shape, const Pose& pose, const MeshTriangle& t, const Vec3& vertex,
+                     int edge, double radius, double margin, ContactCandidates& out) {
+    const Vec3& n = t.normal;
+    const Vec3& a = t.v[static_cast<std::size_t>(edge)];
+    const Vec3 along = t.v[static_cast<std::size_t>((edge + 1) % 3)] - a;
+    // From below the deepest point of the shape under the plane: the core's vertex, its support along -n,
+    // plus the core's radius.
+    const double below = std::max(0.0, n.dot(t.v[0] - vertex) + radius) + margin + 1e-3 * (1 + vertex.norm());
+    auto depth_at = [&](double s, Vec3* shape_point) {
+        const Vec3 x = a + s * along;
+        const auto hit = raycast(shape, pose, x - below * n, n, below + margin);
+        if (!hit) return -std::numeric_limits<double>::infinity();
+        if (shape_point) *shape_point = hit->point;
+        return below - hit->distance;
+    };
+    const double nearest = std::clamp(along.dot(vertex - a) / along.squaredNorm(), 0.0, 1.0);
+    // 30 steps narrow the bracket to 5e-7 of the edge (0.13 um on a 0.25 m cell).
+    constexpr double kGolden = 0.6180339887498949;
+    double lo = 0, hi = 1;
+    double s1 = hi - kGolden * (hi - lo), s2 = lo + kGolden * (hi - lo);
+    double f1 = depth_at(s1, nullptr), f2 = depth_at(s2, nullptr);
+    for (int step = 0; step < 30; ++step) {
+        const bool both_miss = std::isinf(f1) && std::isinf(f2);
+        if (both_miss ? nearest < s2 : f1 >= f2) {  // the maximum lies in [lo, s2]
+            hi = s2;
+            s2 = s1, f2 = f1;
+            s1 = hi - kGolden * (hi - lo);
+            f1 = depth_at(s1, nullptr);
+        } else {
+            lo = s1;
+            s1 = s2, f1 = f2;
+            s2 = lo + kGolden * (hi - lo);
+            f2 = depth_at(s2, nullptr);
+        }
+    }
+    Vec3 shape_point = Vec3::Zero();
+    const double s = f1 >= f2 ? s1 : s2;
+    const double depth = depth_at(s, &shape_point);
+    if (!(depth >= -margin)) {
+        out.clear();
+        return;
+    }
+    ContactPoint& p = out[0];
+    p.depth = depth;
+    p.position = shape_point + 0.5 * depth * n;
+}
+
 // Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
 // shape to the triangle; false when nothing lies within the margin. Front side only: a shape whose centre is
 // behind the triangle's plane is left to back_triangle_candidates. With `shape` (at `pose`), a face contact
@@ -423,6 +494,10 @@ bool triangle_candidates(const Shape* shape, const Pose& pose, const ConvexSuppo
     }
     normal = -m;
     core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out);
+    if (face && shape && source.clamped && out.count == 1) {
+        const int edge = convex_edge_beyond(t, source.shape_point);
+        if (edge >= 0) measure_at_edge(*shape, pose, t, source.shape_point, edge, convex.radius, margin, out);
+    }
     // Along the face normal the axis-rotation feature is only what lies within a small cone of the deepest
     // point: for a body sunk at an angle (a box on one edge, a thin cylinder on one rim point) the rest of
     // what is below the plane would be missed, and pushing the deepest feature up only turns the body about

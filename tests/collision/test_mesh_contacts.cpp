@@ -258,6 +258,65 @@ TEST(MeshCreases, SphereOnAConvexRidgeGetsTheEdgeNormal) {
     EXPECT_NEAR(side[0].points[0].depth, r - n.normalized().dot(c - Vec3(-1, 0, -s)), kExact);
 }
 
+TEST(MeshCreases, BoxCornersBeyondAConvexRidgeAreMeasuredWhereTheBoxCrossesTheRidge) {
+    // Roof of faces falling at 10 degrees from a ridge along y at x = 0. A tilted box's lowest corner lies
+    // beyond the ridge over the right face, 3 mm above it, while the box sinks across the ridge. Measured
+    // against the left face's plane, that corner is 4.9 cm deep, yet it is above the ground. What each face
+    // holds is the box where it crosses the ridge: one patch per face with one point, at the depth (along the
+    // face's normal) of the box's deepest point over the ridge line. Oracle, independent of the contact code:
+    // the box's lowest point on the line through each of 100,001 ridge points along the face normal (a
+    // ray-box slab test), the largest over y. Tolerance 10 um: the oracle's sampling (8 um apart, slopes
+    // below 1) and the contact's search along the 4 m edge (to 5e-7 of its length).
+    const double alpha = 10 * std::numbers::pi / 180, s = std::tan(alpha);
+    const ShapePtr roof = make_triangle_mesh({Vec3(-2, -2, -2 * s), Vec3(0, -2, 0), Vec3(0, 2, 0),
+                                              Vec3(-2, 2, -2 * s), Vec3(2, -2, -2 * s), Vec3(2, 2, -2 * s)},
+                                             {{{0, 1, 2}}, {{0, 2, 3}}, {{1, 4, 5}}, {{1, 5, 2}}});
+    const Vec3 half(0.5, 0.3, 0.2);
+    const Quat q = about(Vec3::UnitZ(), 0.5) * about(Vec3::UnitX(), 0.12) * about(Vec3::UnitY(), 0.1);
+    Vec3 lowest = Vec3::Zero();
+    for (int k = 0; k < 8; ++k) {
+        const Vec3 c = q * Vec3((k & 1) ? half.x() : -half.x(), (k & 2) ? half.y() : -half.y(),
+                                (k & 4) ? half.z() : -half.z());
+        if (k == 0 || c.z() < lowest.z()) lowest = c;
+    }
+    const Vec3 corner(0.15, 0.1, -0.15 * s + 0.003);  // 3 mm above the right face
+    const Pose pose{corner - lowest, q};
+    auto deepest_over_ridge = [&](const Vec3& normal) {
+        double deepest = -std::numeric_limits<double>::infinity();
+        for (int k = 0; k <= 100000; ++k) {
+            const Vec3 on_ridge(0, pose.position.y() - 0.6 + 1.2 * k / 100000.0, 0);
+            // The line on_ridge + t * normal in the box's frame: the lowest t inside the box.
+            const Vec3 o = pose.inverse().transform_point(on_ridge), d = pose.inverse_rotate(normal);
+            double enter = -std::numeric_limits<double>::infinity(), leave = -enter;
+            for (int a = 0; a < 3; ++a) {
+                const double t1 = (-half[a] - o[a]) / d[a], t2 = (half[a] - o[a]) / d[a];
+                enter = std::max(enter, std::min(t1, t2));
+                leave = std::min(leave, std::max(t1, t2));
+            }
+            if (enter <= leave) deepest = std::max(deepest, -enter);
+        }
+        return deepest;
+    };
+    const Vec3 left = Vec3(-s, 0, 1).normalized(), right = Vec3(s, 0, 1).normalized();
+    const double phantom = -left.dot(corner);
+    ASSERT_GT(phantom, 0.04) << "the corner must lie centimetres below the left face's plane";
+    const auto out = run(roof, Pose{}, make_box(half), pose);
+    ASSERT_EQ(out.size(), 2u);
+    for (const Manifold& m : out) {
+        const Vec3& n = m.normal.x() < 0 ? left : right;
+        const double oracle = deepest_over_ridge(n);
+        ASSERT_GT(oracle, 0.002) << "the box must sink across the ridge";
+        EXPECT_NEAR((m.normal - n).norm(), 0, kExact);
+        ASSERT_EQ(m.count, 1);
+        EXPECT_NEAR(m.points[0].depth, oracle, 1e-5)
+            << "normal " << n.transpose() << "; the corner against the left face's plane: " << phantom
+            << " m";
+        EXPECT_NEAR(m.points[0].position.x(), -0.5 * oracle * n.x(), 1e-5)
+            << "on the ridge, midway to the box";
+    }
+    EXPECT_NE(out[0].normal.x() < 0, out[1].normal.x() < 0) << "one patch per face";
+}
+
 TEST(MeshCreases, SphereInAConcaveValleyTouchesBothFaces) {
     // Valley: faces z = |x| tan(30 deg). A sphere of radius r centred on the axis at height h touches each
     // face at distance h cos(30 deg): two manifolds with the two face normals, depth r - h cos(30 deg).
