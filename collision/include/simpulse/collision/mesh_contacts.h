@@ -17,8 +17,8 @@
 // axis-rotation feature along the face normal is only what lies within a small cone of the deepest point (one
 // rim point of a tilted thin cylinder, one edge of a box resting on it). A lone vertex of the shape lying
 // beside the triangle across a convex edge is not measured against the triangle's plane, which runs above the
-// neighbour there (on a hill, centimetres of depth for a corner above the ground), but where the shape crosses
-// that edge: the edge point under which the shape reaches deepest (ray casts along the face normal, a
+// neighbour there (on a hill, centimetres of depth for a corner above the ground), but where the shape
+// crosses that edge: the edge point under which the shape reaches deepest (ray casts along the face normal, a
 // golden-section search along the edge). The per-triangle patches with the same normal (coplanar triangles)
 // are merged and reduced to four points (Strashnov & Torgashev 2020, sect. V: one patch per plane).
 #pragma once
