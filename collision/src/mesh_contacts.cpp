@@ -401,60 +401,74 @@ void plane_points(const Shape& shape, const Pose& pose, const MeshTriangle& t, b
     }
 }
 
+// The deepest point, along -n, of the slice of the shape by the plane through `a` spanned by `along` and n
+// (n . along = 0): minimise n . x over the shape within that plane. With w the slice plane's normal, the
+// support point along -n + lambda w crosses the plane monotonically as lambda grows, so bisection on lambda
+// finds the crossing: one point on a smooth shape; on a polytope two support vertices on either side, whose
+// segment meets the plane at the slice's deepest point. False when the shape does not reach the plane.
+bool deepest_in_slice(const ConvexSupport& shape, const Vec3& a, const Vec3& along, const Vec3& n,
+                      Vec3& deepest) {
+    const Vec3 w = along.cross(n).normalized();
+    const double c = w.dot(a);
+    Vec3 x_lo = Vec3::Zero(), x_hi = Vec3::Zero();
+    auto side = [&](double lambda, Vec3& x) {
+        x = shape.support(-n + lambda * w);
+        return w.dot(x) - c;
+    };
+    double lo = -1, hi = 1, f_lo = side(lo, x_lo), f_hi = side(hi, x_hi);
+    for (int k = 0; k < 64 && f_lo > 0; ++k) f_lo = side(lo *= 4, x_lo);
+    for (int k = 0; k < 64 && f_hi < 0; ++k) f_hi = side(hi *= 4, x_hi);
+    if (f_lo > 0 || f_hi < 0) return false;
+    // 60 halvings: the bracket on lambda down to rounding, at one support call each.
+    for (int k = 0; k < 60 && f_lo < 0 && f_hi > 0; ++k) {
+        const double mid = 0.5 * (lo + hi);
+        Vec3 x;
+        const double f = side(mid, x);
+        if (f <= 0)
+            lo = mid, f_lo = f, x_lo = x;
+        else
+            hi = mid, f_hi = f, x_hi = x;
+    }
+    deepest = f_lo == f_hi ? x_lo : x_lo + (f_lo / (f_lo - f_hi)) * (x_hi - x_lo);
+    return true;
+}
+
 // A lone vertex of the shape beside the triangle across a convex edge (or the border) lies over the neighbour
 // that bends away: its depth below this triangle's plane is no penetration (on a hill, up to 2 cm under a box
 // whose corner is millimetres above the neighbouring triangle; bench_terrain_depth). What this triangle holds
 // is the shape where it crosses that edge: the contact is the edge point under which the shape reaches
-// deepest below the plane, the shape's lowest point on the normal line through an edge point found by a ray
-// cast up that line. Along the edge that depth is concave (the lower surface of a convex body is convex) and
-// -infinity where the line misses the shape, so a golden-section search finds its maximum, bracketed by the
-// edge point nearest the vertex, which the shape covers; the candidate is dropped when the shape does not
-// reach within the margin of the plane there.
-void measure_at_edge(const Shape& shape, const Pose& pose, const MeshTriangle& t, const Vec3& vertex,
-                     int edge, double radius, double margin, ContactCandidates& out) {
+// deepest below the plane. Along the edge line that depth is concave (the lower surface of a convex body is
+// convex), and its maximum is the deepest point of the shape's slice by the plane through the edge and the
+// normal (deepest_in_slice); beyond the edge's ends it is the shape's lowest point over the nearer end (a ray
+// cast up the normal line). The candidate is dropped when the shape does not reach within the margin of the
+// plane there.
+void measure_at_edge(const Shape& shape, const Pose& pose, const ConvexSupport& convex, const MeshTriangle& t,
+                     int edge, double margin, ContactCandidates& out) {
     const Vec3& n = t.normal;
     const Vec3& a = t.v[static_cast<std::size_t>(edge)];
     const Vec3 along = t.v[static_cast<std::size_t>((edge + 1) % 3)] - a;
-    // From below the deepest point of the shape under the plane: the core's vertex, its support along -n,
-    // plus the core's radius.
-    const double below = std::max(0.0, n.dot(t.v[0] - vertex) + radius) + margin + 1e-3 * (1 + vertex.norm());
-    auto depth_at = [&](double s, Vec3* shape_point) {
-        const Vec3 x = a + s * along;
-        const auto hit = raycast(shape, pose, x - below * n, n, below + margin);
-        if (!hit) return -std::numeric_limits<double>::infinity();
-        if (shape_point) *shape_point = hit->point;
-        return below - hit->distance;
-    };
-    const double nearest = std::clamp(along.dot(vertex - a) / along.squaredNorm(), 0.0, 1.0);
-    // 30 steps narrow the bracket to 5e-7 of the edge (0.13 um on a 0.25 m cell).
-    constexpr double kGolden = 0.6180339887498949;
-    double lo = 0, hi = 1;
-    double s1 = hi - kGolden * (hi - lo), s2 = lo + kGolden * (hi - lo);
-    double f1 = depth_at(s1, nullptr), f2 = depth_at(s2, nullptr);
-    for (int step = 0; step < 30; ++step) {
-        const bool both_miss = std::isinf(f1) && std::isinf(f2);
-        if (both_miss ? nearest < s2 : f1 >= f2) {  // the maximum lies in [lo, s2]
-            hi = s2;
-            s2 = s1, f2 = f1;
-            s1 = hi - kGolden * (hi - lo);
-            f1 = depth_at(s1, nullptr);
+    Vec3 deepest = Vec3::Zero();
+    double depth = -std::numeric_limits<double>::infinity();
+    if (deepest_in_slice(convex, a, along, n, deepest)) {
+        const double s = along.dot(deepest - a) / along.squaredNorm();
+        if (s >= 0 && s <= 1) {
+            depth = n.dot(a - deepest);
         } else {
-            lo = s1;
-            s1 = s2, f1 = f2;
-            s2 = lo + kGolden * (hi - lo);
-            f2 = depth_at(s2, nullptr);
+            const Vec3 end = s < 0 ? a : a + along;
+            // From below the shape's deepest point under the plane along the whole line, which bounds it
+            // here.
+            const double below = std::max(0.0, n.dot(a - deepest)) + margin + 1e-3 * (1 + end.norm());
+            const auto hit = raycast(shape, pose, end - below * n, n, below + margin);
+            if (hit) depth = below - hit->distance, deepest = hit->point;
         }
     }
-    Vec3 shape_point = Vec3::Zero();
-    const double s = f1 >= f2 ? s1 : s2;
-    const double depth = depth_at(s, &shape_point);
     if (!(depth >= -margin)) {
         out.clear();
         return;
     }
     ContactPoint& p = out[0];
     p.depth = depth;
-    p.position = shape_point + 0.5 * depth * n;
+    p.position = deepest + 0.5 * depth * n;
 }
 
 // Candidate points of a convex shape against one triangle (both in the mesh frame) and the normal from the
@@ -496,7 +510,7 @@ bool triangle_candidates(const Shape* shape, const Pose& pose, const ConvexSuppo
     core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out);
     if (face && shape && source.clamped && out.count == 1) {
         const int edge = convex_edge_beyond(t, source.shape_point);
-        if (edge >= 0) measure_at_edge(*shape, pose, t, source.shape_point, edge, convex.radius, margin, out);
+        if (edge >= 0) measure_at_edge(*shape, pose, convex, t, edge, margin, out);
     }
     // Along the face normal the axis-rotation feature is only what lies within a small cone of the deepest
     // point: for a body sunk at an angle (a box on one edge, a thin cylinder on one rim point) the rest of

@@ -265,8 +265,8 @@ TEST(MeshCreases, BoxCornersBeyondAConvexRidgeAreMeasuredWhereTheBoxCrossesTheRi
     // holds is the box where it crosses the ridge: one patch per face with one point, at the depth (along the
     // face's normal) of the box's deepest point over the ridge line. Oracle, independent of the contact code:
     // the box's lowest point on the line through each of 100,001 ridge points along the face normal (a
-    // ray-box slab test), the largest over y. Tolerance 10 um: the oracle's sampling (8 um apart, slopes
-    // below 1) and the contact's search along the 4 m edge (to 5e-7 of its length).
+    // ray-box slab test), the largest over y. Tolerance 10 um: the oracle's samples lie 12 um apart along the
+    // ridge (the contact's slice search is exact to rounding).
     const double alpha = 10 * std::numbers::pi / 180, s = std::tan(alpha);
     const ShapePtr roof = make_triangle_mesh({Vec3(-2, -2, -2 * s), Vec3(0, -2, 0), Vec3(0, 2, 0),
                                               Vec3(-2, 2, -2 * s), Vec3(2, -2, -2 * s), Vec3(2, 2, -2 * s)},

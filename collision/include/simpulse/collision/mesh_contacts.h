@@ -18,9 +18,10 @@
 // rim point of a tilted thin cylinder, one edge of a box resting on it). A lone vertex of the shape lying
 // beside the triangle across a convex edge is not measured against the triangle's plane, which runs above the
 // neighbour there (on a hill, centimetres of depth for a corner above the ground), but where the shape
-// crosses that edge: the edge point under which the shape reaches deepest (ray casts along the face normal, a
-// golden-section search along the edge). The per-triangle patches with the same normal (coplanar triangles)
-// are merged and reduced to four points (Strashnov & Torgashev 2020, sect. V: one patch per plane).
+// crosses that edge: the edge point under which the shape reaches deepest (the deepest point of the shape's
+// slice by the plane through the edge and the face normal, found by bisection on support directions). The
+// per-triangle patches with the same normal (coplanar triangles) are merged and reduced to four points
+// (Strashnov & Torgashev 2020, sect. V: one patch per plane).
 #pragma once
 
 #include <simpulse/collision/contact.h>
