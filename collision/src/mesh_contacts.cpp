@@ -125,17 +125,15 @@ bool on_active_feature(const MeshTriangle& t, const Vec3& p) {
     return ((t.convex_edges >> nonzero) & 1) || ((t.convex_edges >> ((nonzero + 2) % 3)) & 1);
 }
 
-// The convex edge of the triangle (or border edge) that p, projected along the triangle's normal, lies
-// furthest beyond: the one opposite the most negative barycentric coordinate among those edges, or -1. Edge k
-// runs from v[k] to v[k + 1].
-int convex_edge_beyond(const MeshTriangle& t, const Vec3& p) {
+// The edge of the triangle that p, projected along its normal, lies furthest beyond (the one opposite the
+// most negative barycentric coordinate), or -1 when p is over the triangle. Edge k runs from v[k] to v[k +
+// 1].
+int edge_beyond(const MeshTriangle& t, const Vec3& p) {
     const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
     int edge = -1;
     double furthest = -kBarycentricTolerance;
-    for (int k = 0; k < 3; ++k) {
-        const int opposite = (k + 1) % 3;
-        if (b[k] < furthest && ((t.convex_edges >> opposite) & 1)) furthest = b[k], edge = opposite;
-    }
+    for (int k = 0; k < 3; ++k)
+        if (b[k] < furthest) furthest = b[k], edge = (k + 1) % 3;
     return edge;
 }
 
@@ -433,15 +431,16 @@ bool deepest_in_slice(const ConvexSupport& shape, const Vec3& a, const Vec3& alo
     return true;
 }
 
-// A lone vertex of the shape beside the triangle across a convex edge (or the border) lies over the neighbour
-// that bends away: its depth below this triangle's plane is no penetration (on a hill, up to 2 cm under a box
-// whose corner is millimetres above the neighbouring triangle; bench_terrain_depth). What this triangle holds
-// is the shape where it crosses that edge: the contact is the edge point under which the shape reaches
-// deepest below the plane. Along the edge line that depth is concave (the lower surface of a convex body is
-// convex), and its maximum is the deepest point of the shape's slice by the plane through the edge and the
-// normal (deepest_in_slice); beyond the edge's ends it is the shape's lowest point over the nearer end (a ray
-// cast up the normal line). The candidate is dropped when the shape does not reach within the margin of the
-// plane there.
+// A lone vertex of the shape beside the triangle is not in the triangle's care: across a convex edge (or the
+// border) it lies over a neighbour that bends away, where its depth below this triangle's plane is no
+// penetration (on a hill, up to 2 cm under a box whose corner is millimetres above the neighbouring triangle;
+// bench_terrain_depth); across a concave edge the rising neighbour holds it directly, and beyond that
+// neighbour the plane says nothing either. What this triangle holds is the shape where it crosses that edge:
+// the contact is the edge point under which the shape reaches deepest below the plane. Along the edge line
+// that depth is concave (the lower surface of a convex body is convex), and its maximum is the deepest point
+// of the shape's slice by the plane through the edge and the normal (deepest_in_slice); beyond the edge's
+// ends it is the shape's lowest point over the nearer end (a ray cast up the normal line). The candidate is
+// dropped when the shape does not reach within the margin of the plane there.
 void measure_at_edge(const Shape& shape, const Pose& pose, const ConvexSupport& convex, const MeshTriangle& t,
                      int edge, double margin, ContactCandidates& out) {
     const Vec3& n = t.normal;
@@ -509,7 +508,7 @@ bool triangle_candidates(const Shape* shape, const Pose& pose, const ConvexSuppo
     normal = -m;
     core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out);
     if (face && shape && source.clamped && out.count == 1) {
-        const int edge = convex_edge_beyond(t, source.shape_point);
+        const int edge = edge_beyond(t, source.shape_point);
         if (edge >= 0) measure_at_edge(*shape, pose, convex, t, edge, margin, out);
     }
     // Along the face normal the axis-rotation feature is only what lies within a small cone of the deepest

@@ -16,9 +16,9 @@
 // takes the shape's own points that penetrate the plane over the triangle (as against a plane), since the
 // axis-rotation feature along the face normal is only what lies within a small cone of the deepest point (one
 // rim point of a tilted thin cylinder, one edge of a box resting on it). A lone vertex of the shape lying
-// beside the triangle across a convex edge is not measured against the triangle's plane, which runs above the
-// neighbour there (on a hill, centimetres of depth for a corner above the ground), but where the shape
-// crosses that edge: the edge point under which the shape reaches deepest (the deepest point of the shape's
+// beside the triangle is not measured against the triangle's plane, which across a convex edge runs above the
+// neighbour (on a hill, centimetres of depth for a corner above the ground), but where the shape crosses the
+// edge it lies beyond: the edge point under which the shape reaches deepest (the deepest point of the shape's
 // slice by the plane through the edge and the face normal, found by bisection on support directions). The
 // per-triangle patches with the same normal (coplanar triangles) are merged and reduced to four points
 // (Strashnov & Torgashev 2020, sect. V: one patch per plane).
