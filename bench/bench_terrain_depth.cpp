@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
         worst = std::max(worst, excess);
     }
     std::printf(
-        "terrain depth: %d of %lu first touches of a %.3f x %.3f x %.3f m box on the soak's hills report more "
+        "terrain depth: %d of %lu first touches of a %.3f x %.3f x %.3f m box on the soak's hills report "
+        "more "
         "than %.0f mm beyond the true penetration; worst excess %.4f m (seed %lu)\n",
         phantoms, trials, 2 * half.x(), 2 * half.y(), 2 * half.z(), kPhantom * 1e3, worst, seed);
     return 0;
