@@ -126,8 +126,7 @@ bool on_active_feature(const MeshTriangle& t, const Vec3& p) {
 }
 
 // The edge of the triangle that p, projected along its normal, lies furthest beyond (the one opposite the
-// most negative barycentric coordinate), or -1 when p is over the triangle. Edge k runs from v[k] to v[k +
-// 1].
+// most negative barycentric coordinate), or -1 when p is over the triangle. Edge k joins v[k] to the next.
 int edge_beyond(const MeshTriangle& t, const Vec3& p) {
     const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
     int edge = -1;
@@ -454,8 +453,7 @@ void measure_at_edge(const Shape& shape, const Pose& pose, const ConvexSupport& 
             depth = n.dot(a - deepest);
         } else {
             const Vec3 end = s < 0 ? a : a + along;
-            // From below the shape's deepest point under the plane along the whole line, which bounds it
-            // here.
+            // Start below the slice's deepest point: the shape over this end reaches no deeper.
             const double below = std::max(0.0, n.dot(a - deepest)) + margin + 1e-3 * (1 + end.norm());
             const auto hit = raycast(shape, pose, end - below * n, n, below + margin);
             if (hit) depth = below - hit->distance, deepest = hit->point;
