@@ -155,8 +155,7 @@ void triangle_feature(const MeshTriangle& t, const Vec3& m, ContactFeature& out)
 }  // namespace
 
 bool inside_triangle_prism(const MeshTriangle& t, const Vec3& p) {
-    const Vec3 b = barycentric(t, p - t.normal.dot(p - t.v[0]) * t.normal);
-    return b.minCoeff() >= -kBarycentricTolerance;
+    return edge_beyond(t, p) < 0;
 }
 
 namespace {
@@ -440,8 +439,8 @@ bool deepest_in_slice(const ConvexSupport& shape, const Vec3& a, const Vec3& alo
 // of the shape's slice by the plane through the edge and the normal (deepest_in_slice); beyond the edge's
 // ends it is the shape's lowest point over the nearer end (a ray cast up the normal line). The candidate is
 // dropped when the shape does not reach within the margin of the plane there.
-void measure_at_edge(const Shape& shape, const Pose& pose, const ConvexSupport& convex, const MeshTriangle& t,
-                     int edge, double margin, ContactCandidates& out) {
+void measure_at_edge(const ConvexSupport& convex, const MeshTriangle& t, int edge, double margin,
+                     ContactCandidates& out) {
     const Vec3& n = t.normal;
     const Vec3& a = t.v[static_cast<std::size_t>(edge)];
     const Vec3 along = t.v[static_cast<std::size_t>((edge + 1) % 3)] - a;
@@ -455,7 +454,7 @@ void measure_at_edge(const Shape& shape, const Pose& pose, const ConvexSupport& 
             const Vec3 end = s < 0 ? a : a + along;
             // Start below the slice's deepest point: the shape over this end reaches no deeper.
             const double below = std::max(0.0, n.dot(a - deepest)) + margin + 1e-3 * (1 + end.norm());
-            const auto hit = raycast(shape, pose, end - below * n, n, below + margin);
+            const auto hit = raycast(*convex.shape, convex.pose, end - below * n, n, below + margin);
             if (hit) depth = below - hit->distance, deepest = hit->point;
         }
     }
@@ -492,23 +491,23 @@ bool triangle_candidates(const Shape* shape, const Pose& pose, const ConvexSuppo
     }
     ContactFeature fc, ft;
     axis_rotation_feature(core, -m, fc);
+    int beyond = -1;  // the edge a lone vertex beside the triangle lies beyond
     if (face) {
         for (const Vec3& v : t.v) ft.add(v);
         ft.convex_loop = true;
-        // A lone vertex beside the triangle is measured against the triangle's nearest point (clip_features);
-        // the plane groups drop it when a coplanar triangle holds the same vertex directly.
+        // A lone vertex beside the triangle is measured where the shape crosses the edge it lies beyond
+        // (measure_at_edge, below); the plane groups drop it when a coplanar triangle holds the same vertex
+        // directly.
         source.vertex = fc.count == 1;
-        source.clamped = source.vertex && !inside_triangle_prism(t, fc.points[0]);
+        if (source.vertex) beyond = edge_beyond(t, fc.points[0]);
+        source.clamped = beyond >= 0;
         if (source.vertex) source.shape_point = fc.points[0];
     } else {
         triangle_feature(t, m, ft);
     }
     normal = -m;
     core_feature_candidates(fc, ft, normal, convex.radius, 0, margin, t.index, out);
-    if (face && shape && source.clamped && out.count == 1) {
-        const int edge = edge_beyond(t, source.shape_point);
-        if (edge >= 0) measure_at_edge(*shape, pose, convex, t, edge, margin, out);
-    }
+    if (shape && source.clamped && out.count == 1) measure_at_edge(convex, t, beyond, margin, out);
     // Along the face normal the axis-rotation feature is only what lies within a small cone of the deepest
     // point: for a body sunk at an angle (a box on one edge, a thin cylinder on one rim point) the rest of
     // what is below the plane would be missed, and pushing the deepest feature up only turns the body about
