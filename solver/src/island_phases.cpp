@@ -112,8 +112,6 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
     // of the external forces' work within the step (a rebound factor above e: 1/2 (factor^2 - e^2) lambda
     // times the approach speed, the gain of a lone contact), and what unconverged solves leave (impulse
     // times residual).
-    const double velocity_tolerance = kVelocityTolerance;
-    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
     // The law is Poisson's (thesis eq. 20, p' = (1 + e) p): a contact's restitution impulse is e times the
     // impulse that stopped its compression, given to every contact the impact compressed, at once. The
     // impacts are the contacts that approached (is_impact); the inelastic phase also loads contacts that were
@@ -153,9 +151,19 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
         stats.impact_gap = std::max(stats.impact_gap, -c.depth);
         if (c.depth < 0 && r.target == 0) contact_rows[r.source].restitution_pull = timing.pull;
     }
-    // Re-check: contacts that now approach get a new simultaneous solve (normal and joint rows), with
-    // restitution on its impulses too.
-    const bool restituted = any_restitution;
+    if (any_restitution) recheck_restitution(bodies, contacts, settings, allowance);
+    return any_restitution;
+}
+
+// Re-check after the restitution impulses: contacts that now approach get a new simultaneous solve (normal
+// and joint rows), with restitution on its impulses too, for up to recheck_iterations rounds.
+void detail::IslandWorker::recheck_restitution(std::span<SolverBody> bodies,
+                                               std::span<const ContactConstraint> contacts,
+                                               const SolverSettings& settings, double& allowance) {
+    const double velocity_tolerance = kVelocityTolerance;
+    const double joint_velocity_tolerance = joint_velocity_tolerance_of(settings);
+    const auto restitution = [&](const Row& r) { return row_restitution(r, contacts, joint_levers); };
+    bool any_restitution = true;
     for (int round = 0; any_restitution && round < settings.recheck_iterations; ++round) {
         rows_to_solve_again();
         approach.resize(recheck_rows.size());
@@ -187,7 +195,6 @@ bool detail::IslandWorker::restitute(std::span<SolverBody> bodies,
                 stats.impact_gap = std::max(stats.impact_gap, -contacts[r.source].depth);
         }
     }
-    return restituted;
 }
 
 void detail::IslandWorker::gather_island(std::span<const std::uint32_t> order, std::uint32_t begin,

@@ -208,10 +208,13 @@ struct IslandWorker {
     bool solve_joints_again(std::span<SolverBody> bodies, const SolverSettings& settings);
     void fit_joint_targets(IslandPass& pass, std::span<SolverBody> bodies, double dt,
                            const SolverSettings& settings);
-    // Phase 2 of solve_exact for island_rows: restitution and re-checks (solver.cpp). True if any contact
-    // restituted; adds to `allowance` what that may add to the energy before the impact.
+    // Phase 2 of solve_exact for island_rows: restitution and re-checks (island_phases.cpp). True if any
+    // contact restituted; adds to `allowance` what that may add to the energy before the impact.
     bool restitute(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts, double dt,
                    const SolverSettings& settings, double phase_1_residual, double& allowance);
+    // The re-check rounds of phase 2 after restitution impulses were applied (island_phases.cpp).
+    void recheck_restitution(std::span<SolverBody> bodies, std::span<const ContactConstraint> contacts,
+                             const SolverSettings& settings, double& allowance);
     // Exact mode: sets each joint row's target to cancel the curvature of its anchors' paths over a step of
     // length dt at the bodies' current angular velocities. True if some joint's old targets did not fit these
     // velocities: off, as a vector, by more than half the new one (unless `strict`) and by more than
