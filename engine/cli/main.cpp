@@ -33,8 +33,10 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -165,9 +167,13 @@ class Progress {
     Clock::time_point last_ = start_;
 };
 
-// Reads, validates and (for the world-level checks) builds the scene; logs the error and returns nullopt.
-std::optional<simpulse::SceneDesc> read_scene(const Options& options) {
-    simpulse::Result<simpulse::SceneDesc> scene = simpulse::load_scene(options.scene, options.sets);
+// Reads and validates the scene with the --set overrides and then `extra` ones; logs the error and returns
+// nullopt.
+std::optional<simpulse::SceneDesc> read_scene(const Options& options,
+                                              std::span<const std::string> extra = {}) {
+    std::vector<std::string> overrides = options.sets;
+    overrides.insert(overrides.end(), extra.begin(), extra.end());
+    simpulse::Result<simpulse::SceneDesc> scene = simpulse::load_scene(options.scene, overrides);
     if (!scene) {
         spdlog::error("{}", scene.error().message);
         return std::nullopt;
@@ -276,20 +282,22 @@ int run(const Options& options) {
             "was configured, or SIMPULSE_BUILD_VIEWER=OFF); --gltf still writes the animated glTF");
         return kExitBadInput;
     }
-    std::optional<double> dt, duration;
-    if (options.dt_given && !(dt = positive_flag("--dt", options.dt))) return kExitBadInput;
-    if (options.duration_given && !(duration = positive_flag("--duration", options.duration)))
-        return kExitBadInput;
-
-    std::optional<simpulse::SceneDesc> scene = read_scene(options);
-    if (!scene) return kExitBadInput;
-    if (dt) scene->dt = *dt;
-    if (duration) scene->duration = *duration;
-    if (simpulse::step_count(scene->duration, scene->dt) > simpulse::kMaxSteps) {
-        spdlog::error("{}: duration / dt = {} / {} is more than {} steps", scene->file, scene->duration,
-                      scene->dt, simpulse::kMaxSteps);
-        return kExitBadInput;
+    // --dt and --duration are the last overrides, so that the scene's checks (at most kMaxSteps steps) see
+    // the values the run will use. %.17g gives back the same double.
+    std::vector<std::string> flags;
+    for (const auto& [given, flag, text, pointer] :
+         {std::tuple{options.dt_given, "--dt", &options.dt, "/dt"},
+          std::tuple{options.duration_given, "--duration", &options.duration, "/duration"}}) {
+        if (!given) continue;
+        const std::optional<double> value = positive_flag(flag, *text);
+        if (!value) return kExitBadInput;
+        char text_value[40];
+        std::snprintf(text_value, sizeof text_value, "%.17g", *value);
+        flags.push_back(std::string(pointer) + "=" + text_value);
     }
+
+    const std::optional<simpulse::SceneDesc> scene = read_scene(options, flags);
+    if (!scene) return kExitBadInput;
     log_scene(*scene);
 
     // Outputs are opened before the run so that a bad path costs nothing; they are written to PATH.partial

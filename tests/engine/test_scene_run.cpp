@@ -4,6 +4,8 @@
 #include "engine_test_support.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -352,6 +354,20 @@ TEST(SceneRun, NonFiniteStateStopsWithExitOne) {
     EXPECT_EQ(out["bodies"][0]["position"], json::parse("[-5.0, 0.0, 0.0]"));
     // The trajectory holds the initial state and every finite step before the failure.
     EXPECT_EQ(read_lines(dir / "t.jsonl").size(), static_cast<std::size_t>(step));
+}
+
+// The failing body's name is quoted as a JSON string: a name with a quote and a newline keeps the error one
+// line.
+TEST(SceneRun, NonFiniteBodyNameIsQuotedOnOneLine) {
+    const auto dir = test_dir();
+    write_file(dir / "s.json", R"({"name": "blowup", "duration": 10,
+        "bodies": [{"name": "b\"o\nb", "shape": {"type": "sphere", "radius": 0.1}}],
+        "springs": [{"bodies": ["world", "b\"o\nb"], "anchors": [[0, 0, 1], [0, 0, 0]], "stiffness": 1e12}]})");
+    const CliResult r = run_cli({"run", "s.json", "--dt", "0.1"}, dir);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::string prefix = R"(s.json: body "b\"o\nb" became non-finite at step )";
+    EXPECT_EQ(r.err.substr(0, prefix.size()), prefix) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "the error line and the summary: " << r.err;
 }
 
 // A fuzzed barrels scene at dt = 1.2e19 s (bench/fuzz/corpus/fuzz_scene): one step gives velocities near

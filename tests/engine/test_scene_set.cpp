@@ -82,11 +82,33 @@ TEST(SceneSet, OverriddenValuesAreValidated) {
               "scene.json: /bodies/0/shape/colour: unknown key; expected one of type, radius");
 }
 
-TEST(SceneSet, ParentMustExist) {
+// The contract's own example, --set /materials/default/restitution=1.0, on a scene without "materials":
+// objects on the way are created, so every value the format defines can be set.
+TEST(SceneSet, MissingObjectsOnTheWayAreCreated) {
+    const std::string bare = R"({"bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": 0.5}}]})";
+    const Result<SceneDesc> s =
+        parse_scene(bare, "scene.json",
+                    std::vector<std::string>{"/materials/default/restitution=1.0", "/solver/mode=thesis"});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_EQ(s.value().materials.size(), 1u);
+    EXPECT_EQ(s.value().materials[0].name, "default");
+    EXPECT_EQ(s.value().materials[0].material.restitution, 1.0);
+    EXPECT_EQ(s.value().settings.solver.mode, SolverMode::thesis);
+    // A member that is there but null is entered as an empty object as well.
+    const Result<SceneDesc> n =
+        parse_scene(R"({"solver": null})", "scene.json", std::vector<std::string>{"/solver/mode=thesis"});
+    ASSERT_TRUE(n.ok()) << n.error().message;
+    EXPECT_EQ(n.value().settings.solver.mode, SolverMode::thesis);
+    // A misspelt key is created like any other and then rejected by the scene's own checks.
+    const std::string misspelt = scene_error(bare, {"/solvr/mode=thesis"});
+    EXPECT_EQ(misspelt.rfind("scene.json: /solvr: unknown key; expected one of ", 0), 0u) << misspelt;
+}
+
+TEST(SceneSet, ArrayElementsAndContainersOnTheWayMustExist) {
     EXPECT_EQ(scene_error(kScene, {"/bodies/9/mass=2"}),
               "scene.json: /bodies/9/mass: cannot --set: /bodies/9 does not exist");
-    EXPECT_EQ(scene_error(kScene, {"/solver/mode=exact"}),
-              "scene.json: /solver/mode: cannot --set: /solver does not exist");
+    EXPECT_EQ(scene_error(kScene, {"/dt/x/y=1"}),
+              "scene.json: /dt/x/y: cannot --set: /dt is 0.01, not an object or array");
     EXPECT_EQ(scene_error(kScene, {"/bodies/x/mass=2"}),
               "scene.json: /bodies/x/mass: cannot --set: /bodies/x does not exist");
     EXPECT_EQ(scene_error(kScene, {"/bodies/01/mass=2"}),

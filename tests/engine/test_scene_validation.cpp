@@ -6,6 +6,7 @@
 #include <simpulse/app/run.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -684,6 +685,30 @@ TEST(SceneValidation, ArrayCount) {
               "scene.json: /bodies/1/array/count: expected a positive integer (at most 1000000), got 2.5");
 }
 
+// A count written as a float without a fraction (3.0, 1e3) is the whole number, for the names references may
+// use as well as for the copies: "dom" with count 3.0 is dom_1 ... dom_3 and not "dom".
+TEST(SceneValidation, ArrayCountWrittenAsAFloat) {
+    const std::string row = R"({"name": "dom", "shape": {"type": "sphere", "radius": 0.1},
+                                "array": {"count": 3.0, "offset": [1, 0, 0]}})";
+    const Result<SceneDesc> s = parse_scene(
+        R"({"bodies": [)" + row +
+            R"(], "joints": [{"type": "ball", "bodies": ["dom_1", "dom_3"], "anchor": [1, 0, 0]}]})",
+        "scene.json");
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s.value().bodies.size(), 3u);
+    EXPECT_EQ(
+        scene_error(R"({"bodies": [)" + row +
+                    R"(], "springs": [{"bodies": ["dom", "world"], "anchors": [[0, 0, 0], [0, 0, 1]]}]})"),
+        R"(scene.json: /springs/0/bodies/0: unknown body "dom" (expected a body name or "world"))");
+    // The cap on the expanded total counts such entries too.
+    const std::string million = R"({"name": "m", "shape": {"type": "sphere", "radius": 0.1},
+                                    "array": {"count": 1e6, "offset": [1, 0, 0]}})";
+    EXPECT_EQ(
+        scene_error(R"({"bodies": [)" + million + ", " + row + "]}"),
+        "scene.json: /bodies/1: with this entry the scene has 1000003 bodies (arrays expanded); at most "
+        "1000000 are allowed");
+}
+
 TEST(SceneValidation, BodyCountAfterArrayExpansion) {
     // Each array may hold a million copies; thirty such lines asked for 30 million bodies (about 45 GB) and
     // ended in std::bad_alloc or the machine's memory. The total is capped, counted before any expansion.
@@ -721,6 +746,14 @@ TEST(SceneValidation, FirstErrorInDocumentOrder) {
 TEST(SceneValidation, PointerTokensAreEscaped) {
     EXPECT_EQ(scene_error(R"({"materials": {"a/b~c": {"friction": -1}}})"),
               "scene.json: /materials/a~1b~0c/friction: expected a non-negative number, got -1");
+}
+
+// RFC 6901 has no escape for control characters; a key holding one is shown with JSON's, so that the error
+// stays one line.
+TEST(SceneValidation, ControlCharactersInKeysKeepTheMessageOnOneLine) {
+    const std::string message = scene_error("{\"materials\": {\"a\\nb\\u0001\": {\"friction\": -1}}}");
+    EXPECT_EQ(message,
+              "scene.json: /materials/a\\u000ab\\u0001/friction: expected a non-negative number, got -1");
 }
 
 // ---- through the executable
@@ -785,6 +818,29 @@ TEST(SceneValidationCli, UnreadableFileExitsWithTwo) {
     EXPECT_EQ(d.err, ".: cannot read: it is a directory\n");
 }
 
+// The step-count limit applies to the values the run uses: --duration and --dt override the scene's before
+// its checks, so they can bring a scene over the limit under it (and one under it over:
+// BadFlagValuesExitWithTwo).
+TEST(SceneValidationCli, DurationAndDtFlagsAreCheckedWithTheScene) {
+    const auto dir = test_dir();
+    write_file(dir / "long.json", R"({"dt": 0.01, "duration": 1e8, "gravity": [0, 0, 0],
+        "bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}, "velocity": [1, 0, 0]}]})");
+    const CliResult plain = run_cli({"validate", "long.json"}, dir);
+    EXPECT_EQ(plain.exit_code, 2) << plain.err;
+    EXPECT_EQ(plain.err, "long.json: /dt: duration / dt is more than 1000000000 steps\n");
+    const CliResult r = run_cli({"run", "long.json", "--duration", "0.1", "--out", "r.json"}, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json out = nlohmann::json::parse(read_file(dir / "r.json"));
+    EXPECT_EQ(out["steps"], 10);
+    // No gravity: the sphere moves at 1 m/s for the 0.1 s the flag asked for.
+    EXPECT_NEAR(out["bodies"][0]["position"][0].get<double>(), 0.1, 1e-12) << out["bodies"][0];
+    // A flag's value reaches the scene unrounded.
+    const CliResult dt =
+        run_cli({"run", "long.json", "--duration", "0.3", "--dt", "0.1", "--out", "d.json"}, dir);
+    ASSERT_EQ(dt.exit_code, 0) << dt.err;
+    EXPECT_EQ(nlohmann::json::parse(read_file(dir / "d.json"))["steps"], 3);
+}
+
 TEST(SceneValidationCli, BadFlagValuesExitWithTwo) {
     const auto dir = test_dir();
     write_file(dir / "ok.json", R"({"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}]})");
@@ -796,7 +852,7 @@ TEST(SceneValidationCli, BadFlagValuesExitWithTwo) {
     EXPECT_EQ(duration.err, "--duration: expected a positive number, got \"1s\"\n");
     const CliResult steps = run_cli({"run", "ok.json", "--dt", "1e-15"}, dir);
     EXPECT_EQ(steps.exit_code, 2);
-    EXPECT_EQ(steps.err, "ok.json: duration / dt = 1 / 1e-15 is more than 1000000000 steps\n");
+    EXPECT_EQ(steps.err, "ok.json: /dt: duration / dt is more than 1000000000 steps\n");
     const CliResult unknown = run_cli({"run", "ok.json", "--speed", "2"}, dir);
     EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
     EXPECT_NE(unknown.err.find("--speed"), std::string::npos) << unknown.err;

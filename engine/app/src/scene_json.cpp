@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -297,14 +298,24 @@ void parse_json_text(std::string_view text, Json& document) {
 std::string child_pointer(const std::string& parent, std::string_view key) {
     std::string out = parent + "/";
     for (const char c : key) {
-        if (c == '~')
+        if (c == '~') {
             out += "~0";
-        else if (c == '/')
+        } else if (c == '/') {
             out += "~1";
-        else
+        } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            // RFC 6901 has no escape for control characters; JSON's keeps an error message on one line.
+            char escaped[7];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+            out += escaped;
+        } else {
             out += c;
+        }
     }
     return out;
+}
+
+std::string json_quoted(std::string_view s) {
+    return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string child_pointer(const std::string& parent, std::size_t index) {
@@ -337,27 +348,34 @@ void apply_override(Json& document, std::string_view argument) {
         document = std::move(value);
         return;
     }
+    // The value sits inside one container per token (checked first: the loop below creates the missing ones).
+    if (tokens.size() + nesting_depth(value) > kMaxDepth)
+        throw InputError{pointer,
+                         "cannot --set: the value at this pointer would nest the document deeper than " +
+                             std::to_string(kMaxDepth) + " levels"};
     Json* parent = &document;
     std::string parent_pointer;
     for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
         const std::string& token = tokens[i];
         const std::string next_pointer = child_pointer(parent_pointer, token);
         Json* next = nullptr;
-        if (parent->is_object() && parent->contains(token)) {
+        if (parent->is_object()) {
+            // A member the scene leaves to its default is created, so that an override reaches every value
+            // the format defines (e.g. /materials/default/restitution in a scene without "materials").
             next = &(*parent)[token];
+            if (next->is_null()) *next = Json::object();
         } else if (parent->is_array()) {
             const std::optional<std::size_t> index = array_index(token);
             if (index && *index < parent->size()) next = &(*parent)[*index];
+        } else {
+            throw InputError{pointer,
+                             "cannot --set: " + (parent_pointer.empty() ? "the document" : parent_pointer) +
+                                 " is " + describe(*parent) + ", not an object or array"};
         }
         if (next == nullptr) throw InputError{pointer, "cannot --set: " + next_pointer + " does not exist"};
         parent = next;
         parent_pointer = next_pointer;
     }
-    // The value sits inside one container per token.
-    if (tokens.size() + nesting_depth(value) > kMaxDepth)
-        throw InputError{pointer,
-                         "cannot --set: the value at this pointer would nest the document deeper than " +
-                             std::to_string(kMaxDepth) + " levels"};
     const std::string& last = tokens.back();
     const std::string shown_parent = parent_pointer.empty() ? "the document" : parent_pointer;
     if (parent->is_object()) {

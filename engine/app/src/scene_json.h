@@ -45,9 +45,15 @@ std::string child_pointer(const std::string& parent, std::size_t index);
 Json override_value(std::string_view text);
 
 // Applies one "--set" argument "/json/pointer=VALUE": VALUE is parsed as JSON, else used as a string. The
-// pointer's parent must exist; the last token replaces a member or adds one to an object, replaces an array
-// element, or appends to an array when it is "-" or the array's size. Throws InputError naming the pointer.
+// members of objects on the way that the document lacks (or holds null) are created as empty objects; array
+// elements on the way must exist. The last token replaces a member or adds one to an object, replaces an
+// array element, or appends to an array when it is "-" or the array's size. Throws InputError naming the
+// pointer.
 void apply_override(Json& document, std::string_view argument);
+
+// S as a JSON string literal, quotes included: names in messages stay on one line whatever they hold (bytes
+// that are not UTF-8, possible in a SceneDesc built in code, become U+FFFD).
+std::string json_quoted(std::string_view s);
 
 // Short description of a value for "got ..." in messages: numbers and literals as written, strings quoted,
 // arrays and objects as compact JSON cut to 40 characters.

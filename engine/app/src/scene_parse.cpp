@@ -30,6 +30,7 @@ using scene_detail::fail;
 using scene_detail::for_each_member;
 using scene_detail::InputError;
 using scene_detail::Json;
+using scene_detail::json_quoted;
 using scene_detail::Node;
 using scene_detail::read_bool;
 using scene_detail::read_integer;
@@ -48,10 +49,6 @@ constexpr long long kMaxArrayCount = 1'000'000;
 constexpr long long kMaxBodies = 1'000'000;
 constexpr long long kMaxInt = std::numeric_limits<int>::max();
 constexpr std::string_view kWorld = "world";
-
-std::string json_quoted(std::string_view s) {
-    return Json(std::string(s)).dump();
-}
 
 // Names given by the "array" generator: NAME_1 ... NAME_N (1-based), or NAME alone without one.
 std::vector<std::string> expanded_names(const std::string& name, long long count) {
@@ -113,10 +110,10 @@ class SceneParser {
         for (std::size_t k = 0; k < bodies->size(); ++k) {
             const Json& body = (*bodies)[k];
             if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) continue;
+            // As pass 2 reads it (read_integer); a count it rejects fails there, so any value will do here.
             long long count = 0;
-            if (const auto a = body.find("array"); a != body.end() && a->is_object() &&
-                                                   a->contains("count") && (*a)["count"].is_number_integer())
-                count = std::clamp((*a)["count"].get<long long>(), 0LL, kMaxArrayCount);
+            if (const auto a = body.find("array"); a != body.end() && a->is_object() && a->contains("count"))
+                count = scene_detail::whole_number((*a)["count"], 0, kMaxArrayCount).value_or(0);
             total += std::max(count, 1LL);
             if (total > kMaxBodies)
                 fail("/bodies/" + std::to_string(k),

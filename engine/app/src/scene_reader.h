@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,9 @@ double read_number(const Node& node);         // finite
 double read_positive(const Node& node);       // finite, > 0
 double read_non_negative(const Node& node);   // finite, >= 0
 double read_unit_interval(const Node& node);  // in [0, 1]
+// The whole number a JSON value holds, written as an integer or as a float without a fraction (3.0, 1e3), if
+// it is one in [min, max].
+std::optional<long long> whole_number(const Json& value, long long min, long long max);
 // Integer in [min, max]; `expectation` names the range in the message ("a positive integer").
 long long read_integer(const Node& node, long long min, long long max, std::string_view expectation);
 bool read_bool(const Node& node);

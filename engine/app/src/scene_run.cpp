@@ -2,6 +2,8 @@
 // trajectory sampling, solver statistics and joint error aggregated over the run, and the non-finite stop.
 #include <simpulse/app/run.h>
 
+#include "scene_json.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -112,11 +114,11 @@ bool SceneStepper::step(const SceneDesc& scene, SceneWorld& sw) {
         message.precision(6);
         const double step_end = static_cast<double>(n) * scene.dt;
         if (report_.failed_body != kSceneWorld)
-            message << "body \"" << scene.bodies[report_.failed_body].name << "\" became non-finite at step "
-                    << n << " (t = " << step_end << " s)";
+            message << "body " << scene_detail::json_quoted(scene.bodies[report_.failed_body].name)
+                    << " became non-finite at step " << n << " (t = " << step_end << " s)";
         else if (report_.failed_cable != kSceneWorld)
-            message << "cable \"" << scene.cables[report_.failed_cable].name << "\" point "
-                    << report_.failed_cable_point << " became non-finite at step " << n
+            message << "cable " << scene_detail::json_quoted(scene.cables[report_.failed_cable].name)
+                    << " point " << report_.failed_cable_point << " became non-finite at step " << n
                     << " (t = " << step_end << " s)";
         else
             message << "step " << n << " (t = " << step_end << " s) failed: " << status.error().message;

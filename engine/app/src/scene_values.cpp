@@ -58,24 +58,29 @@ double read_unit_interval(const Node& node) {
     return x;
 }
 
-long long read_integer(const Node& node, long long min, long long max, std::string_view expectation) {
-    if (node.value.is_number_integer()) {
+std::optional<long long> whole_number(const Json& value, long long min, long long max) {
+    if (value.is_number_integer()) {
         // Unsigned values beyond the signed range are out of every range used here.
-        if (node.value.is_number_unsigned() &&
-            node.value.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
-            expected(node, expectation);
-        const long long v = node.value.get<long long>();
-        if (v < min || v > max) expected(node, expectation);
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+            return std::nullopt;
+        const long long v = value.get<long long>();
+        if (v < min || v > max) return std::nullopt;
         return v;
     }
     // 3.0 (e.g. from a generated file) is the integer 3; 2.5 is not an integer.
-    if (node.value.is_number_float()) {
-        const double x = node.value.get<double>();
+    if (value.is_number_float()) {
+        const double x = value.get<double>();
         if (std::isfinite(x) && x == std::floor(x) && x >= static_cast<double>(min) &&
             x <= static_cast<double>(max))
             return static_cast<long long>(x);
     }
-    expected(node, expectation);
+    return std::nullopt;
+}
+
+long long read_integer(const Node& node, long long min, long long max, std::string_view expectation) {
+    const std::optional<long long> v = whole_number(node.value, min, max);
+    if (!v) expected(node, expectation);
+    return *v;
 }
 
 bool read_bool(const Node& node) {
