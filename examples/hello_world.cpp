@@ -41,10 +41,14 @@ int main() {
     box.shape = create_box(Vec3(0.2, 0.2, 0.2)).value();
     box.pose.position = Vec3(-2, 0, 1);
     const BodyId crate = world.create_body(box).value();
-    world.set_contact_listener([](const ContactEvent& e) {
+    const Status listening = world.set_contact_listener([](const ContactEvent& e) {
         std::printf("t = %.4f s: contact %s between bodies %u and %u\n", e.time,
                     e.type == ContactEvent::Type::begin ? "begins" : "ends", e.a.index, e.b.index);
     });
+    if (!listening) {
+        std::fprintf(stderr, "set_contact_listener failed: %s\n", listening.error().message.c_str());
+        return 1;
+    }
 
     const double dt = 1.0 / 240;
     for (int i = 0; i < 240; ++i) {

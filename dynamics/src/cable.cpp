@@ -138,6 +138,23 @@ CableId DynamicsWorld::add_cable(const CableDesc& desc) {
     const double total_mass =
         desc.mass ? *desc.mass : desc.density * std::numbers::pi * desc.radius * desc.radius * length;
     require_positive(total_mass, desc.mass ? "mass" : "density");
+    // The links' coefficients, checked before anything is created: EA / L and 4 EI / l^3 can overflow for
+    // finite inputs (or, with EI = 0, give 0 / 0 for links whose cube underflows).
+    std::vector<double> bend(n - 2);
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+        const double l = 0.5 * (link[i - 1] + link[i]);
+        bend[i - 1] = desc.bend_stiffness == 0 ? 0.0 : 4 * desc.bend_stiffness / (l * l * l);
+        if (!std::isfinite(bend[i - 1]))
+            throw std::invalid_argument("bend_stiffness: " + number_text(desc.bend_stiffness) +
+                                        " N m^2 over links of " + number_text(l) +
+                                        " m overflows (4 EI / l^3 must be finite)");
+    }
+    if (!std::isinf(desc.stretch_stiffness))
+        for (std::size_t i = 0; i + 1 < n; ++i)
+            if (!std::isfinite(desc.stretch_stiffness / link[i]))
+                throw std::invalid_argument("stretch_stiffness: " + number_text(desc.stretch_stiffness) +
+                                            " N over a link of " + number_text(link[i]) +
+                                            " m overflows (EA / L must be finite, or EA infinite)");
 
     const std::uint32_t slot = allocate(cables_, free_cables_);
     Cable cable;
@@ -147,8 +164,36 @@ CableId DynamicsWorld::add_cable(const CableDesc& desc) {
     cable.collision_mask = desc.collision_mask;
     cable.generation = cables_[slot].generation + 1;
     cable.alive = true;
-    const ShapePtr ball = make_sphere(desc.radius);
+    // What is created below can still fail (a control point's mass the bodies refuse, memory): then all of it
+    // is taken back, so a refused call leaves the world as it was.
+    try {
+        build_cable(desc, slot, link, length, total_mass, cable);
+    } catch (...) {
+        release_cable_parts(cable);
+        free_cables_.push_back(slot);
+        throw;
+    }
+    cable.bend_stiffness = std::move(bend);
+    for (const std::uint32_t p : cable.points) bodies_[p].cable = slot;
+    cables_[slot] = std::move(cable);
+    ++cable_count_;
+    return {slot, cables_[slot].generation};
+}
+
+// add_cable's construction: the control points (bodies without proxies of their own), the links (springs,
+// or distance joints for an inextensible cable), the pins and the segments' proxies, recorded in `cable` as
+// they are made so that add_cable can take them back.
+void DynamicsWorld::build_cable(const CableDesc& desc, std::uint32_t slot, std::span<const double> link,
+                                double length, double total_mass, Cable& cable) {
+    const std::size_t n = desc.points.size();
+    // Reserved first, so that nothing made is lost to a failing push_back.
     std::vector<BodyId> ids;
+    ids.reserve(n);
+    cable.points.reserve(n);
+    cable.joints.reserve(n - 1 + desc.pins.size());
+    cable.springs.reserve(n - 1);
+    cable.proxies.reserve(n - 1);
+    const ShapePtr ball = make_sphere(desc.radius);
     for (std::size_t i = 0; i < n; ++i) {
         const double share = 0.5 * ((i > 0 ? link[i - 1] : 0.0) + (i + 1 < n ? link[i] : 0.0)) / length;
         BodyDesc point;
@@ -193,10 +238,6 @@ CableId DynamicsWorld::add_cable(const CableDesc& desc) {
         if (pin.body != BodyId{}) cable.pinned_to.push_back(pin.body.index);
     }
     std::sort(cable.pinned_to.begin(), cable.pinned_to.end());
-    for (std::size_t i = 1; i + 1 < n; ++i) {
-        const double l = 0.5 * (link[i - 1] + link[i]);
-        cable.bend_stiffness.push_back(4 * desc.bend_stiffness / (l * l * l));
-    }
     for (std::size_t k = 0; k + 1 < n; ++k) {
         const std::uint32_t ref = allocate(segments_, free_segments_);
         segments_[ref] = {slot, static_cast<std::uint32_t>(k)};
@@ -204,15 +245,11 @@ CableId DynamicsWorld::add_cable(const CableDesc& desc) {
             cable_segment_aabb(cable_segment(cable, k, bodies_)).inflated(0.5 * settings_.contact_margin);
         cable.proxies.push_back(broad_phase_.add(box, kSegmentProxyBit | ref, false));
     }
-    for (const std::uint32_t p : cable.points) bodies_[p].cable = slot;
-    cables_[slot] = std::move(cable);
-    ++cable_count_;
-    return {slot, cables_[slot].generation};
 }
 
-void DynamicsWorld::remove_cable(CableId id) {
-    require_id(is_valid(id), "cable id");
-    Cable& c = cables_[id.index];
+// The joints, springs, segment proxies and control-point bodies of `c` (of a live cable, or of one whose
+// construction failed part way), released.
+void DynamicsWorld::release_cable_parts(const Cable& c) {
     for (const JointId j : c.joints)
         if (is_valid(j)) remove_joint(j);
     for (const SpringId s : c.springs)
@@ -231,6 +268,12 @@ void DynamicsWorld::remove_cable(CableId id) {
         b.shape.reset();
         free_bodies_.push_back(p);
     }
+}
+
+void DynamicsWorld::remove_cable(CableId id) {
+    require_id(is_valid(id), "cable id");
+    Cable& c = cables_[id.index];
+    release_cable_parts(c);
     const std::uint32_t generation = c.generation;
     c = Cable{};
     c.generation = generation;

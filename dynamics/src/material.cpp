@@ -4,6 +4,7 @@
 #include <simpulse/dynamics/errors.h>
 #include <simpulse/dynamics/material.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -46,8 +47,26 @@ MaterialTable::MaterialTable() {
 MaterialId MaterialTable::add(const Material& material) {
     require_valid(material);
     const std::size_t old_size = materials_.size();
+    if (old_size >= kMaxMaterials)
+        throw std::invalid_argument("material: a world holds at most " + std::to_string(kMaxMaterials) +
+                                    " materials (the default included)");
+    // Everything that can fail comes first; the table changes only when nothing is left to fail. The pair
+    // table's row length doubles when it is full, so n adds copy O(n^2) entries in all, not O(n^3).
+    materials_.reserve(old_size + 1);
+    if (old_size + 1 > stride_) {
+        const std::size_t stride = std::min(kMaxMaterials, std::max<std::size_t>(2 * stride_, 4));
+        std::vector<CombinedMaterial> pairs(stride * stride);
+        std::vector<char> has(stride * stride, 0);
+        for (std::size_t i = 0; i < old_size; ++i)
+            for (std::size_t j = 0; j < old_size; ++j) {
+                pairs[i * stride + j] = pairs_[i * stride_ + j];
+                has[i * stride + j] = has_pair_[i * stride_ + j];
+            }
+        pairs_ = std::move(pairs);
+        has_pair_ = std::move(has);
+        stride_ = stride;
+    }
     materials_.push_back(material);
-    resize_pairs(old_size);
     return static_cast<MaterialId>(old_size);
 }
 
@@ -57,32 +76,18 @@ void MaterialTable::set(MaterialId id, const Material& material) {
     materials_[id] = material;
 }
 
-void MaterialTable::resize_pairs(std::size_t old_size) {
-    const std::size_t n = materials_.size();
-    std::vector<CombinedMaterial> pairs(n * n);
-    std::vector<char> has(n * n, 0);
-    for (std::size_t i = 0; i < old_size; ++i)
-        for (std::size_t j = 0; j < old_size; ++j) {
-            pairs[i * n + j] = pairs_[i * old_size + j];
-            has[i * n + j] = has_pair_[i * old_size + j];
-        }
-    pairs_ = std::move(pairs);
-    has_pair_ = std::move(has);
-}
-
 void MaterialTable::set_pair(MaterialId a, MaterialId b, const CombinedMaterial& combined) {
     const std::size_t n = materials_.size();
     require_known(a, n, "a");
     require_known(b, n, "b");
     require_friction(combined.friction);
     require_restitution(combined.restitution);
-    pairs_[a * n + b] = pairs_[b * n + a] = combined;
-    has_pair_[a * n + b] = has_pair_[b * n + a] = 1;
+    pairs_[a * stride_ + b] = pairs_[b * stride_ + a] = combined;
+    has_pair_[a * stride_ + b] = has_pair_[b * stride_ + a] = 1;
 }
 
 CombinedMaterial MaterialTable::combine(MaterialId a, MaterialId b) const {
-    const std::size_t n = materials_.size();
-    if (has_pair_[a * n + b]) return pairs_[a * n + b];
+    if (has_pair_[a * stride_ + b]) return pairs_[a * stride_ + b];
     const Material& ma = materials_[a];
     const Material& mb = materials_[b];
     // Halves first: the sum of two valid frictions near the largest double would overflow to inf.

@@ -173,9 +173,9 @@ void DynamicsWorld::destroy_body(BodyId id) {
             --i;
         }
     }
-    for (Spring& s : springs_)
+    for (const Spring& s : springs_)  // remove_spring wakes the other end, which the spring held
         if (s.alive && (s.body_a == id.index || s.body_b == id.index))
-            s.alive = false, free_springs_.push_back(static_cast<std::uint32_t>(&s - springs_.data()));
+            remove_spring({static_cast<std::uint32_t>(&s - springs_.data()), s.generation});
     for (Joint& j : joints_)
         if (j.alive && (j.body_a == id.index || j.body_b == id.index))
             remove_joint({static_cast<std::uint32_t>(&j - joints_.data()), j.generation});
@@ -247,45 +247,63 @@ void DynamicsWorld::set_angular_velocity(BodyId id, const Vec3& angular_velocity
     if (!b.is_static) b.angular_velocity = angular_velocity;
 }
 
+// The accumulators and velocities these calls change must stay finite: finite inputs can overflow them
+// (an impulse of 1e306 N s on a gram), and a non-finite velocity would fail every later step, each rolled
+// back to it. Checked before the body is touched, so a refused call changes nothing.
+namespace {
+Vec3 checked_sum(const Vec3& sum, const char* what) {
+    require(finite(sum), std::string(what) + ": the result overflows a double");
+    return sum;
+}
+}  // namespace
+
 void DynamicsWorld::add_force(BodyId id, const Vec3& force) {
     require(finite(force), "force: expected finite numbers");
-    wake(id);
     Body& b = body_mut(id);
-    if (!b.is_static) b.force += force;
+    if (b.is_static) return wake(id);
+    b.force = checked_sum(b.force + force, "force (the body's accumulated force)");
+    wake(id);
 }
 
 void DynamicsWorld::add_force_at_point(BodyId id, const Vec3& force, const Vec3& point) {
     require(finite(force), "force: expected finite numbers");
     require(finite(point), "point: expected finite numbers");
-    wake(id);
     Body& b = body_mut(id);
-    if (b.is_static) return;
-    b.force += force;
-    b.torque += (point - b.com_position).cross(force);
+    if (b.is_static) return wake(id);
+    const Vec3 f = checked_sum(b.force + force, "force (the body's accumulated force)");
+    b.torque =
+        checked_sum(b.torque + (point - b.com_position).cross(force), "point (the torque of the force)");
+    b.force = f;
+    wake(id);
 }
 
 void DynamicsWorld::add_torque(BodyId id, const Vec3& torque) {
     require(finite(torque), "torque: expected finite numbers");
-    wake(id);
     Body& b = body_mut(id);
-    if (!b.is_static) b.torque += torque;
+    if (!b.is_static) b.torque = checked_sum(b.torque + torque, "torque (the body's accumulated torque)");
+    wake(id);
 }
 
 void DynamicsWorld::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point) {
     require(finite(impulse), "impulse: expected finite numbers");
     require(finite(point), "point: expected finite numbers");
-    wake(id);
     Body& b = body_mut(id);
-    if (b.is_static) return;
-    b.velocity += b.inverse_mass * impulse;
-    b.angular_velocity += b.inverse_inertia_world * (point - b.com_position).cross(impulse);
+    if (b.is_static) return wake(id);
+    const Vec3 v = checked_sum(b.velocity + b.inverse_mass * impulse, "impulse (the velocity it gives)");
+    b.angular_velocity =
+        checked_sum(b.angular_velocity + b.inverse_inertia_world * (point - b.com_position).cross(impulse),
+                    "impulse (the angular velocity it gives)");
+    b.velocity = v;
+    wake(id);
 }
 
 void DynamicsWorld::apply_angular_impulse(BodyId id, const Vec3& angular_impulse) {
     require(finite(angular_impulse), "angular_impulse: expected finite numbers");
-    wake(id);
     Body& b = body_mut(id);
-    if (!b.is_static) b.angular_velocity += b.inverse_inertia_world * angular_impulse;
+    if (!b.is_static)
+        b.angular_velocity = checked_sum(b.angular_velocity + b.inverse_inertia_world * angular_impulse,
+                                         "angular_impulse (the angular velocity it gives)");
+    wake(id);
 }
 
 SpringId DynamicsWorld::add_spring(const SpringDesc& desc) {
@@ -388,7 +406,7 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
             "max_length: expected a number (negative: unset)");
     const bool has_limits = desc.type == JointType::hinge || desc.type == JointType::slider;
     const bool has_axis = has_limits || desc.type == JointType::planar;
-    require(!has_axis || desc.axis.norm() > 1e-12, "axis: expected a non-zero direction");
+    require(!has_axis || desc.axis.stableNorm() > 1e-12, "axis: expected a non-zero direction");
     if (desc.motor.enabled) {
         require(has_limits, "motor: only hinge and slider joints have motors");
         require(std::isfinite(desc.motor.speed), "motor.speed: expected a finite number");
@@ -427,7 +445,11 @@ JointId DynamicsWorld::add_joint(const JointDesc& desc) {
     j.type = desc.type;
     j.body_a = desc.body_a.index;
     j.body_b = world_b ? kInvalidIndex : desc.body_b.index;
-    const Quat frame = has_axis ? frame_along(desc.axis.normalized()) : Quat::Identity();
+    // An axis with components beyond ~1e154 overflows the plain norm's square (its unit vector would be
+    // zero).
+    const Vec3 axis =
+        std::isfinite(desc.axis.squaredNorm()) ? desc.axis.normalized() : desc.axis.stableNormalized();
+    const Quat frame = has_axis ? frame_along(axis) : Quat::Identity();
     const Pose pose_a = bodies_[j.body_a].pose();
     j.local_a = pose_a.inverse_transform_point(desc.anchor);
     j.frame_a = (pose_a.orientation.conjugate() * frame).normalized();

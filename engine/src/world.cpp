@@ -248,9 +248,7 @@ Status World::step(double dt) {
     non_finite_cable_point_.reset();
     const Result<StepStatus> s = guarded_value<StepStatus>([&] { return world_->step(dt); });
     if (!s) return s.error();
-    // The listener is the caller's code: what it throws is the caller's to catch.
-    if (listener_)
-        for (const ContactEvent& e : world_->contact_events()) listener_(e);
+    Status status;
     if (!s->ok) {
         std::ostringstream msg;
         if (s->cable_point) {
@@ -261,9 +259,16 @@ Status World::step(double dt) {
             msg << "body " << s->body.index << ": ";
         }
         msg << s->message;
-        return Error{ErrorCode::non_finite_state, msg.str()};
+        status = Error{ErrorCode::non_finite_state, msg.str()};
     }
-    return {};
+    // The listener is the caller's code: what it throws is the caller's to catch. It may step this world or
+    // replace itself, so it runs from copies of itself and of this step's events.
+    if (const std::shared_ptr<const ContactListener> listener = listener_;
+        listener && !world_->contact_events().empty()) {
+        const std::vector<ContactEvent> events = world_->contact_events();
+        for (const ContactEvent& e : events) (*listener)(e);
+    }
+    return status;
 }
 
 std::optional<BodyId> World::non_finite_body() const {
@@ -278,8 +283,10 @@ int World::last_substeps() const {
     return world_->last_substeps();
 }
 
-void World::set_contact_listener(ContactListener listener) {
-    listener_ = std::move(listener);
+Status World::set_contact_listener(ContactListener listener) {
+    return guarded([&] {
+        listener_ = listener ? std::make_shared<const ContactListener>(std::move(listener)) : nullptr;
+    });
 }
 const std::vector<ContactEvent>& World::contact_events() const {
     return world_->contact_events();

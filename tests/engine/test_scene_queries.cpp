@@ -237,7 +237,7 @@ TEST(ContactEvents, PersistEventsCarryThePairsImpulse) {
         const double mass = 2, r = 0.1, dt = 1.0 / 60;
         w.create_body(sphere_desc(r, Vec3(0, 0, r), mass)).value();
         std::vector<ContactEvent> seen;
-        w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); });
+        ASSERT_TRUE(w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); }));
         for (int i = 0; i < 10; ++i) ASSERT_TRUE(w.step(dt).ok());
         ASSERT_EQ(seen.size(), persist ? 10u : 1u);
         EXPECT_EQ(seen.front().type, ContactEvent::Type::begin);

@@ -462,7 +462,7 @@ TEST(WorldApi, ContactListenerSeesTheLandingOnce) {
     // Lands after sqrt(2 * 0.2 / 9.81) = 0.202 s.
     const BodyId ball = w.create_body(sphere_desc(0.1, Vec3(0, 0, 0.3))).value();
     std::vector<ContactEvent> seen;
-    w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); });
+    ASSERT_TRUE(w.set_contact_listener([&](const ContactEvent& e) { seen.push_back(e); }));
     for (int i = 0; i < 240; ++i) ASSERT_TRUE(w.step(1.0 / 240));
     ASSERT_EQ(seen.size(), 1u) << "a resting ball keeps touching: one begin, no end";
     EXPECT_EQ(seen[0].type, ContactEvent::Type::begin);

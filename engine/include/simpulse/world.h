@@ -55,6 +55,7 @@ class World {
     // A world with the given settings, or the first invalid setting ("solver.tolerance: expected ...").
     static Result<World> create(const WorldSettings& settings);
     ~World();
+    // A World moved from may only be destroyed or assigned to.
     World(World&&) noexcept;
     World& operator=(World&&) noexcept;
 
@@ -62,7 +63,8 @@ class World {
     const WorldSettings& settings() const;
     Status set_settings(const WorldSettings& settings);
 
-    // Materials: id 0 is the default material (friction 0.5, restitution 0, density 1000).
+    // Materials: id 0 is the default material (friction 0.5, restitution 0, density 1000). A world holds at
+    // most 1024 (the default included; invalid_argument beyond).
     Result<MaterialId> add_material(const Material& material);
     Status set_material(MaterialId id, const Material& material);
     Status set_material_pair(MaterialId a, MaterialId b, double friction, double restitution);
@@ -118,7 +120,8 @@ class World {
     // Scene queries on the current poses, through the broad phase. A ray: a finite origin, a non-zero
     // direction (normalised) and max_distance > 0 (infinity allowed); it hits a solid shape it starts in at
     // distance 0, meshes and height fields from either side. `filter` (empty: every body) picks the bodies a
-    // query sees. Invalid arguments give ErrorCode::invalid_argument naming the field.
+    // query sees; it may call any method of this World (the bodies it changes or destroys are looked up again
+    // after it returns). Invalid arguments give ErrorCode::invalid_argument naming the field.
     Result<std::optional<RayCastHit>> cast_ray(const Vec3& origin, const Vec3& direction, double max_distance,
                                                const BodyFilter& filter = {}) const;
     // Every body the ray hits (its first hit on each), nearest first.
@@ -155,9 +158,13 @@ class World {
     // Substeps the last step was split into (WorldSettings::max_joint_rotation, max_impact_gap).
     int last_substeps() const;
 
-    // Called at the end of each step for every contact_begin/contact_end of that step, in order.
-    void set_contact_listener(ContactListener listener);
-    const std::vector<ContactEvent>& contact_events() const;     // of the last step
+    // Called at the end of each step for every contact_begin/contact_end of that step, in order, once the
+    // step is complete (a failed step's non_finite_body() already set). The listener may call any method of
+    // this World, step and set_contact_listener included: it goes on through the events of the step that
+    // called it. What it throws propagates out of step(), the one exception to "no exception escapes".
+    // Fails only with out_of_memory (the old listener is kept then).
+    Status set_contact_listener(ContactListener listener);
+    const std::vector<ContactEvent>& contact_events() const;  // of the last step
     // The manifolds the last step solved (its last substep): touching and speculative ones; not those of two
     // moving bodies whose relative motion could not close them (CollisionStats::set_aside).
     const std::vector<BodyManifold>& contact_manifolds() const;
@@ -173,7 +180,7 @@ class World {
   private:
     friend const DynamicsWorld& detail::dynamics_of(const World& world);
     std::unique_ptr<DynamicsWorld> world_;
-    ContactListener listener_;
+    std::shared_ptr<const ContactListener> listener_;  // shared: a listener may replace itself while it runs
     std::optional<BodyId> non_finite_body_;
     std::optional<CablePoint> non_finite_cable_point_;
 };

@@ -4,6 +4,7 @@
 
 #include <simpulse/dynamics/body.h>
 
+#include <cstddef>
 #include <vector>
 
 namespace simpulse {
@@ -13,10 +14,15 @@ struct CombinedMaterial {
     double restitution = 0;
 };
 
+// Materials a world may hold, the default included: the pair table is dense (17 bytes per pair, 18 MB at the
+// limit).
+inline constexpr std::size_t kMaxMaterials = 1024;
+
 class MaterialTable {
   public:
     MaterialTable();  // holds the default material as id 0
-    // Refused values throw std::invalid_argument naming the field, unknown ids InvalidId (errors.h).
+    // Refused values throw std::invalid_argument naming the field, unknown ids InvalidId (errors.h). add
+    // refuses a material beyond kMaxMaterials; when it fails (memory included) the table is as it was.
     MaterialId add(const Material& material);
     void set(MaterialId id, const Material& material);
     void set_pair(MaterialId a, MaterialId b, const CombinedMaterial& combined);
@@ -26,10 +32,11 @@ class MaterialTable {
 
   private:
     std::vector<Material> materials_;
-    // Dense symmetric table (materials are few); has_pair_ marks explicit entries.
+    // Dense symmetric table (materials are few), rows of stride_ >= size() entries; has_pair_ marks explicit
+    // entries.
     std::vector<CombinedMaterial> pairs_;
     std::vector<char> has_pair_;
-    void resize_pairs(std::size_t old_size);
+    std::size_t stride_ = 0;
 };
 
 }  // namespace simpulse

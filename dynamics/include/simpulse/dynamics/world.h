@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,11 @@ class DynamicsWorld {
     void move_cable_proxies(double dt);
     bool is_cable_point(std::uint32_t slot) const { return bodies_[slot].cable != kInvalidIndex; }
     BodyId id_of(std::uint32_t slot) const { return {slot, bodies_[slot].generation}; }
+    void build_cable(const CableDesc& desc, std::uint32_t slot, std::span<const double> link, double length,
+                     double total_mass, Cable& cable);                     // cable.cpp
+    void release_cable_parts(const Cable& c);                              // cable.cpp
+    std::vector<BodyId> query_candidates(const Aabb& box) const;           // queries.cpp
+    const Body* filtered_body(BodyId id, const BodyFilter& filter) const;  // queries.cpp
 
     WorldSettings settings_;
     MaterialTable materials_;
