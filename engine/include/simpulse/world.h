@@ -130,7 +130,8 @@ class World {
     // Bodies whose bounding box overlaps the box [min, max], in creation-slot order.
     Result<std::vector<BodyId>> query_box(const Vec3& min, const Vec3& max,
                                           const BodyFilter& filter = {}) const;
-    // Bodies that overlap or touch `shape` placed at `pose`.
+    // Bodies that overlap or touch `shape` placed at `pose`. A static-only shape (plane, mesh, height field)
+    // finds only bodies of other shapes: like two static bodies, two such shapes have no contact test.
     Result<std::vector<BodyId>> query_shape(const ShapePtr& shape, const Pose& pose,
                                             const BodyFilter& filter = {}) const;
     // A shape cast: `shape` (convex, or a compound of convex shapes) moved without turning from `pose` by
