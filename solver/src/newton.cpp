@@ -41,10 +41,11 @@
 //
 // A row may also have point-mass terms (Row::spread, cable contacts): J then has a linear block weight dir on
 // each of up to eight more bodies, and a free row adds J_i^T J_i / p_i between every two of them.
-// H is factorised as a dense LDL^T for small islands and a sparse one otherwise, on the pattern of the body
-// pairs that free rows join, ordered by approximate minimum degree on the graph of bodies (Eigen's
-// AMDOrdering); the ordering and the symbolic analysis are kept while that pattern does not change, and a
-// factorisation while no row changes state and the compliance stays.
+// H is factorised as a dense LDL^T for small islands, as a dense blocked Cholesky for islands of bodies
+// placed inside each other (half of all body pairs joined: Island::nearly_complete), and as a sparse LDL^T
+// otherwise, on the pattern of the body pairs that free rows join, ordered by approximate minimum degree on
+// the graph of bodies (Eigen's AMDOrdering); the ordering and the symbolic analysis are kept while that
+// pattern does not change, and a factorisation while no row changes state and the compliance stays.
 #include "newton.h"
 
 #include <Eigen/OrderingMethods>
@@ -114,8 +115,10 @@ class Island {
     Island(std::span<Row> rows, std::span<SolverBody> bodies, NewtonWorkspace& ws)
         : rows_(rows), bodies_(bodies), ws_(ws) {}
 
-    // Lists the island's bodies and sizes the scratch; factorises densely up to dense_max_bodies bodies.
+    // Lists the island's bodies and sizes the scratch; factorises densely up to dense_max_bodies bodies, and
+    // above where they nearly all touch each other.
     void gather(int dense_max_bodies);
+    bool nearly_complete(std::size_t nb);  // half of all pairs of the nb bodies share a row
     std::size_t body_count() const { return ws_.body_of.size(); }
     // Normal impulses >= 0, then friction impulses within the bounds their normals give.
     void make_feasible(std::vector<double>& lambda) const;
@@ -159,6 +162,8 @@ class Island {
     std::span<SolverBody> bodies_;
     NewtonWorkspace& ws_;
     bool dense_ = true;
+    bool blocked_ = false;
+    int dense_max_bodies_ = 0;
     bool have_factor_ = false;
     double velocity_scale_ = 0;
 };
@@ -214,7 +219,27 @@ void Island::gather(int dense_max_bodies) {
         v->assign(n, 0.0);
     ws.free.assign(n, 0);
     ws.factored_free.assign(n, 0);
-    dense_ = static_cast<int>(nb) <= dense_max_bodies;
+    dense_max_bodies_ = dense_max_bodies;
+    dense_ = static_cast<int>(nb) <= dense_max_bodies || nearly_complete(nb);
+}
+
+// Bodies resting on each other touch a handful of neighbours each (equal spheres at most 12), so the graph of
+// an island's body pairs is sparse and its factor stays sparse under the minimum-degree ordering. Bodies
+// placed inside each other (created at one point) can touch every other: with half of all pairs present the
+// factor is full, and a dense blocked factorisation of the same size is faster than the sparse one
+// (docs/reliability.md, "Callbacks, cables and prisms in fuzz_world").
+bool Island::nearly_complete(std::size_t nb) {
+    NewtonWorkspace& ws = ws_;
+    ws.row_pairs.clear();
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (ws.row_a[i] >= 0 && ws.row_b[i] >= 0 && ws.row_a[i] != ws.row_b[i])
+            ws.row_pairs.push_back((static_cast<std::uint64_t>(std::min(ws.row_a[i], ws.row_b[i])) << 32) |
+                                   static_cast<std::uint32_t>(std::max(ws.row_a[i], ws.row_b[i])));
+    std::sort(ws.row_pairs.begin(), ws.row_pairs.end());
+    const auto pairs =
+        static_cast<double>(std::unique(ws.row_pairs.begin(), ws.row_pairs.end()) - ws.row_pairs.begin());
+    const double all = 0.5 * static_cast<double>(nb) * static_cast<double>(nb - 1);
+    return pairs >= 0.5 * all;
 }
 
 void Island::make_feasible(std::vector<double>& lambda) const {
@@ -528,7 +553,16 @@ void Island::factorise() {
         }
         for (std::size_t i = 0; i < rows_.size(); ++i)
             if (ws.free[i]) add_free_row(i);
-        ws.dense.compute(ws.dense_h);
+        // Above the small size (a nearly complete graph of bodies), the blocked Cholesky: H is positive
+        // definite, and the unblocked LDL^T runs at the speed of a matrix-vector product.
+        blocked_ = static_cast<int>(nb) > dense_max_bodies_;
+        if (blocked_) {
+            ws.dense_llt.compute(ws.dense_h);
+            blocked_ = ws.dense_llt.info() == Eigen::Success;
+        }
+        if (!blocked_) ws.dense.compute(ws.dense_h);
+        ws.dense_factor_bytes =
+            std::max(ws.dense_factor_bytes, static_cast<std::size_t>(n * n) * sizeof(double));
     } else {
         build_sparse_pattern();
         double* value = ws.h.valuePtr();
@@ -555,7 +589,10 @@ void Island::factorise() {
 void Island::solve_step() {
     NewtonWorkspace& ws = ws_;
     if (dense_) {
-        ws.step = -ws.dense.solve(ws.force);
+        if (blocked_)
+            ws.step = -ws.dense_llt.solve(ws.force);
+        else
+            ws.step = -ws.dense.solve(ws.force);
         return;
     }
     const std::size_t nb = body_count();

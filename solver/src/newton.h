@@ -65,11 +65,14 @@ struct NewtonWorkspace {
     std::vector<std::int32_t> column_blocks_start;  // per block column: first entry in block_rows
     std::vector<std::int32_t> block_rows;           // off-diagonal block rows of each block column, sorted
     std::vector<std::uint64_t> shape, factored_shape;
+    std::vector<std::uint64_t> row_pairs;
     Eigen::SparseMatrix<double> h;
     std::size_t factor_nonzeros = 0;  // of the sparse factor L (reported in SolverStats::workspace_bytes)
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper, Eigen::NaturalOrdering<int>> sparse;
     Eigen::MatrixXd dense_h;
     Eigen::LDLT<Eigen::MatrixXd> dense;
+    Eigen::LLT<Eigen::MatrixXd> dense_llt;  // H of an island whose bodies nearly all touch each other
+    std::size_t dense_factor_bytes = 0;     // of the larger dense factor so far (workspace_bytes)
 };
 
 // Solves the island's boxed LCP (rows' bounds and targets as in blcp.h) from the warm-start impulses in

@@ -1,9 +1,10 @@
 // The memory the solver holds between steps: the capacities of its row buffers and scratch, dense matrices
 // and sparse factors, reported in SolverStats::workspace_bytes. Buffers are reused and never shrink, so this
 // is the peak of all steps so far; it grows with the rows of the largest island and the fill of its
-// factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows. The dense
-// factors count at their fixed inline size (blcp.h); above it they factorise in place, and the convex-QP
-// fallback's least-squares decomposition there (Eigen gives no size of it) is not counted.
+// factorisation, and a dense matrix appears only for islands up to SolverSettings::dense_max_rows (and, in
+// the Newton method, for islands whose bodies nearly all touch each other, whose sparse factor would be
+// full). The dense factors count at their fixed inline size (blcp.h); above it they factorise in place, and
+// the convex-QP fallback's least-squares decomposition there (Eigen gives no size of it) is not counted.
 #include "solver_impl.h"
 
 #include <Eigen/Dense>
@@ -51,7 +52,8 @@ std::size_t newton_bytes(const detail::NewtonWorkspace& ws) {
            bytes(ws.penalty) + bytes(ws.lo) + bytes(ws.hi) + bytes(ws.d) + bytes(ws.best) + bytes(ws.bound) +
            bytes(ws.free) + bytes(ws.factored_free) + bytes(ws.block_pairs) + bytes(ws.position) +
            bytes(ws.column_blocks_start) + bytes(ws.block_rows) + bytes(ws.shape) + bytes(ws.factored_shape) +
-           bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h);
+           bytes(ws.h) + ws.factor_nonzeros * (sizeof(double) + sizeof(int)) + bytes(ws.dense_h) +
+           bytes(ws.row_pairs) + ws.dense_factor_bytes;
 }
 
 std::size_t velocities_bytes(const detail::BodyVelocities& v) {
