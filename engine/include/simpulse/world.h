@@ -92,8 +92,8 @@ class World {
 
     Result<SpringId> add_spring(const SpringDesc& desc);
     Status remove_spring(SpringId id);
-    // Joints of every type (JointDesc::type: ball, hinge, fixed, slider, distance); add_ball_joint is the
-    // ball joint's short form.
+    // Joints of every type (JointDesc::type: ball, hinge, fixed, slider, distance, planar); add_ball_joint is
+    // the ball joint's short form.
     Result<JointId> add_joint(const JointDesc& desc);
     Result<JointId> add_ball_joint(const BallJointDesc& desc);
     Status remove_joint(JointId id);
