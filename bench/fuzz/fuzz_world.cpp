@@ -7,8 +7,8 @@
 // Inputs that begin with the four bytes "API2" decode a wider set of calls: cables (add, remove, read, set
 // their velocities), planar joints, prisms, and callbacks that call back into the World while it runs them
 // (a contact listener and query filters that destroy, create or move bodies, step the world, or replace the
-// listener). Inputs without the prefix decode as before, so the committed regression inputs still replay
-// the calls they were found with.
+// listener; at most two deep, 16 bodies created and 20 steps per input). Inputs without the prefix decode as
+// before, so the committed regression inputs still replay the calls they were found with.
 #include <simpulse/world.h>
 
 #include <array>
@@ -139,6 +139,9 @@ void require_finite(const World& world, const std::vector<BodyId>& bodies) {
 constexpr std::array<std::uint8_t, 4> kExtendedPrefix = {'A', 'P', 'I', '2'};
 constexpr int kMaxSteps = 20;         // world steps per input, those the callbacks make included
 constexpr int kMaxCallbackDepth = 2;  // callbacks running inside callbacks
+// Bodies the callbacks create per input: a listener that creates a body for every contact event grows the
+// world exponentially, which only measures the size of the world (bench_coincident_spheres times that).
+constexpr int kMaxCreatedByCallbacks = 16;
 
 struct Session {
     World world;
@@ -148,6 +151,7 @@ struct Session {
     std::vector<CableId> cables;
     int steps = 0;
     int depth = 0;
+    int created = 0;  // by callbacks
 
     bool may_step() { return steps++ < kMaxSteps; }
     void step(double dt) {
@@ -170,6 +174,7 @@ void act(Session& s, const Hostility& h, BodyId subject) {
             (void)s.world.destroy_body(subject);
             break;
         case 1: {
+            if (s.created++ >= kMaxCreatedByCallbacks) break;
             Result<ShapePtr> sphere = create_sphere(0.1);
             if (Result<BodyId> id =
                     s.world.create_body({.shape = sphere.value(), .pose = {Vec3(0, 0, h.value)}}))
