@@ -23,11 +23,17 @@ bool in_cone(const Vec2& a, const Vec2& v, const Vec2& b, const Vec2& t) {
     return cross2(b - v, d) > 0 || cross2(d, a - v) > 0;
 }
 
-// The segment p q crosses or touches no edge of the rings, other than edges ending at p or q.
+// The segment p q crosses or touches no edge of the rings, other than edges ending at p or q. Segments that
+// meet share a point, which lies in both closed bounding boxes: the box test only skips exact tests that
+// would say no.
 bool cut_clear(const Vec2& p, const Vec2& q, const std::vector<const Ring2*>& rings) {
+    const Vec2 lo = p.cwiseMin(q), hi = p.cwiseMax(q);
     for (const Ring2* ring : rings)
         for (std::size_t i = 0; i < ring->size(); ++i) {
             const Vec2 &e0 = (*ring)[i], &e1 = (*ring)[(i + 1) % ring->size()];
+            if (std::max(e0.x(), e1.x()) < lo.x() || std::min(e0.x(), e1.x()) > hi.x() ||
+                std::max(e0.y(), e1.y()) < lo.y() || std::min(e0.y(), e1.y()) > hi.y())
+                continue;
             if (e0 == p || e0 == q || e1 == p || e1 == q) continue;
             if (segments_meet(p, q, e0, e1)) return false;
         }
@@ -68,14 +74,13 @@ Ring2 join(const Ring2& outer, std::size_t oi, const Ring2& hole, std::size_t hj
     return r;
 }
 
-// Valid cut (diagonal) between vertices i and k of a (possibly weakly simple) contour.
-bool diagonal_ok(const Ring2& p, std::size_t i, std::size_t k) {
+// Cut between vertices i and k of a (possibly weakly simple) contour that leaves both ends into the material;
+// a valid diagonal if it also crosses nothing (cut_clear).
+bool diagonal_candidate(const Ring2& p, std::size_t i, std::size_t k) {
     const std::size_t n = p.size();
     if (i == k || (i + 1) % n == k || (k + 1) % n == i || p[i] == p[k]) return false;
     if (!in_cone(before(p, i), p[i], at(p, i + 1), p[k])) return false;
-    if (!in_cone(before(p, k), p[k], at(p, k + 1), p[i])) return false;
-    const std::vector<const Ring2*> rings{&p};
-    return cut_clear(p[i], p[k], rings);
+    return in_cone(before(p, k), p[k], at(p, k + 1), p[i]);
 }
 
 bool reflex(const Ring2& p, std::size_t i) {
@@ -97,18 +102,23 @@ void split_at(const Ring2& p, std::size_t i, std::size_t k, Ring2& first, Ring2&
     second.insert(second.end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(i) + 1);
 }
 
-// Best cut from vertex i (any valid diagonal, by score); false when none exists.
+// Best cut from vertex i (the valid diagonal of least score, the first of equal ones); false when none
+// exists. Candidates are tested for crossings in order of score, so that the crossing test, linear in the
+// contour, runs for the few best candidates instead of every vertex.
 bool best_cut_from(const Ring2& p, std::size_t i, std::size_t& k_best) {
-    double best = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<double, std::size_t>> candidates;
     for (std::size_t k = 0; k < p.size(); ++k) {
-        if (!diagonal_ok(p, i, k)) continue;
-        const double s = cut_score(p, i, k);
-        if (s < best) {
-            best = s;
-            k_best = k;
-        }
+        if (!diagonal_candidate(p, i, k)) continue;
+        if (const double score = cut_score(p, i, k); std::isfinite(score)) candidates.emplace_back(score, k);
     }
-    return std::isfinite(best);
+    std::sort(candidates.begin(), candidates.end());
+    const std::vector<const Ring2*> rings{&p};
+    for (const auto& [score, k] : candidates)
+        if (cut_clear(p[i], p[k], rings)) {
+            k_best = k;
+            return true;
+        }
+    return false;
 }
 
 // Simplify (thesis ch. 5): recursive division at the deepest notch until the hull is within the threshold.

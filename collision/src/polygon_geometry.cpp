@@ -57,6 +57,11 @@ double signed_area2(const Ring2& p) {
 
 std::string validate_polygon(const std::vector<Ring2>& boundaries) {
     if (boundaries.empty()) return "needs at least one boundary (the outer one)";
+    std::size_t points = 0;
+    for (const Ring2& ring : boundaries) points += ring.size();
+    if (points > kMaxPolygonPoints)
+        return "has " + std::to_string(points) + " points in its boundaries, expected at most " +
+               std::to_string(kMaxPolygonPoints) + " (a finer outline is not decomposed in reasonable time)";
     double scale = 0;
     for (std::size_t b = 0; b < boundaries.size(); ++b) {
         const Ring2& ring = boundaries[b];

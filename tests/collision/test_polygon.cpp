@@ -58,6 +58,44 @@ double intersection_area(const std::vector<Ring2>& a, const Ring2& convex) {
     return s;
 }
 
+// The parts of `rings` decomposed at `tolerance`: strictly convex, covering the region (every one of 20,000
+// sampled points of it inside a part), total area within the threshold.
+void expect_convex_cover(const std::vector<Ring2>& rings, double tolerance, std::size_t s) {
+    ASSERT_EQ(validate_polygon(rings), "") << "shape " << s;
+    const std::vector<Ring2> parts = decompose_polygon(rings, tolerance);
+    ASSERT_FALSE(parts.empty());
+    const double area = polygon_moments(rings).area;
+    double sum = 0;
+    for (const Ring2& p : parts) {
+        sum += signed_area2(p) / 2;
+        for (std::size_t i = 0; i < p.size(); ++i)
+            EXPECT_GT(cross(p[(i + 1) % p.size()] - p[i], p[(i + 2) % p.size()] - p[(i + 1) % p.size()]), 0)
+                << "shape " << s << " part not strictly convex at " << i;
+    }
+    // Each part is the hull of a piece; the pieces partition the region, so the excess is the hulls'.
+    EXPECT_GE(sum, area * (1 - 1e-9)) << "shape " << s << " tolerance " << tolerance;
+    EXPECT_LE(sum - area, tolerance * area + 1e-9 * area)
+        << "shape " << s << " tolerance " << tolerance << " excess " << (sum - area) / area;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-4, 9);
+    int missed = 0, in_region = 0;
+    for (int k = 0; k < 20000; ++k) {
+        const Vec2 q(u(rng), u(rng));
+        if (!polygon_contains(rings, q)) continue;
+        ++in_region;
+        bool covered = false;
+        for (const Ring2& p : parts) {
+            bool in = true;
+            for (std::size_t i = 0; i < p.size() && in; ++i)
+                in = cross(p[(i + 1) % p.size()] - p[i], q - p[i]) >= -1e-12;
+            covered = covered || in;
+        }
+        missed += !covered;
+    }
+    EXPECT_GT(in_region, 100);
+    EXPECT_EQ(missed, 0) << "shape " << s << " tolerance " << tolerance;
+}
+
 TEST(Polygon, ValidationNamesBoundaryAndPoint) {
     const Ring2 square{{0, 0}, {2, 0}, {2, 2}, {0, 2}};
     EXPECT_EQ(validate_polygon({square}), "");
@@ -90,45 +128,24 @@ TEST(Polygon, DecompositionCoversWithinThreshold) {
          {{1, 3}, {1, 4}, {2, 4}, {2.5, 3.5}, {2, 3}}},
         {circle({0, 0}, 3, 40, false), circle({0, 0}, 2, 20, true)},
     };
-    for (double tolerance : {0.0, 0.02, 0.1}) {
-        for (std::size_t s = 0; s < shapes.size(); ++s) {
-            ASSERT_EQ(validate_polygon(shapes[s]), "") << "shape " << s;
-            const std::vector<Ring2> parts = decompose_polygon(shapes[s], tolerance);
-            ASSERT_FALSE(parts.empty());
-            const double area = polygon_moments(shapes[s]).area;
-            double sum = 0;
-            for (const Ring2& p : parts) {
-                sum += signed_area2(p) / 2;
-                for (std::size_t i = 0; i < p.size(); ++i)
-                    EXPECT_GT(
-                        cross(p[(i + 1) % p.size()] - p[i], p[(i + 2) % p.size()] - p[(i + 1) % p.size()]), 0)
-                        << "shape " << s << " part not strictly convex at " << i;
-            }
-            // Each part is the hull of a piece; the pieces partition the region, so the excess is the hulls'.
-            EXPECT_GE(sum, area * (1 - 1e-9)) << "shape " << s << " tolerance " << tolerance;
-            EXPECT_LE(sum - area, tolerance * area + 1e-9 * area)
-                << "shape " << s << " tolerance " << tolerance << " excess " << (sum - area) / area;
-            // Coverage by point sampling: every sampled point of the region lies in a part.
-            std::mt19937 rng(7);
-            std::uniform_real_distribution<double> u(-4, 9);
-            int missed = 0, in_region = 0;
-            for (int k = 0; k < 20000; ++k) {
-                const Vec2 q(u(rng), u(rng));
-                if (!polygon_contains(shapes[s], q)) continue;
-                ++in_region;
-                bool covered = false;
-                for (const Ring2& p : parts) {
-                    bool in = true;
-                    for (std::size_t i = 0; i < p.size() && in; ++i)
-                        in = cross(p[(i + 1) % p.size()] - p[i], q - p[i]) >= -1e-12;
-                    covered = covered || in;
-                }
-                missed += !covered;
-            }
-            EXPECT_GT(in_region, 100);
-            EXPECT_EQ(missed, 0) << "shape " << s << " tolerance " << tolerance;
-        }
+    for (double tolerance : {0.0, 0.02, 0.1})
+        for (std::size_t s = 0; s < shapes.size(); ++s) expect_convex_cover(shapes[s], tolerance, s);
+}
+
+// A star at the point cap (kMaxPolygonPoints), 512 notches: the decomposition's worst case of the outlines
+// tried (docs/polygons.md) is still an exact convex partition.
+TEST(Polygon, DecompositionOfAStarAtThePointCapIsAConvexPartition) {
+    Ring2 star;
+    for (std::size_t i = 0; i < kMaxPolygonPoints; ++i) {
+        const double a = 2 * kPi * static_cast<double>(i) / static_cast<double>(kMaxPolygonPoints);
+        star.push_back((i % 2 == 0 ? 3.0 : 2.1) * Vec2(std::cos(a), std::sin(a)));
     }
+    expect_convex_cover({star}, 0.0, 0);
+    star.push_back(3.0 * Vec2(std::cos(-1e-4), std::sin(-1e-4)));  // one point more: refused
+    EXPECT_NE(validate_polygon({star}).find("has 1025 points in its boundaries, expected at most 1024"),
+              std::string::npos)
+        << validate_polygon({star});
+    EXPECT_THROW(make_prism({star}, 1, 0), ShapeError);
 }
 
 // A random star-shaped (usually non-convex) polygon, sometimes with a hole around its centre.

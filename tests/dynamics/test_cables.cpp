@@ -315,6 +315,11 @@ TEST(Cables, InvalidCablesAreRefusedNamingTheField) {
     EXPECT_NE(message(d).find("pins[0].index"), std::string::npos) << message(d);
     d.pins = {{0, BodyId{7, 1}}};
     EXPECT_NE(message(d).find("pins[0].body"), std::string::npos) << message(d);
+    // Of two repeated pins the first repeat is named, with the earliest pin it repeats.
+    d.pins = {{1, BodyId{}}, {2, BodyId{}}, {3, BodyId{}}, {2, BodyId{}}, {1, BodyId{}}, {2, BodyId{}}};
+    EXPECT_NE(message(d).find("pins[3]: control point 2 is already pinned to the same body by pins[1]"),
+              std::string::npos)
+        << message(d);
     d.pins.clear();
     d.points[2] = d.points[1];
     EXPECT_NE(message(d).find("points[2]"), std::string::npos) << message(d);

@@ -159,6 +159,10 @@ TEST(SceneCables, BadPinsNameTheirPointer) {
     EXPECT_EQ(cable_error(R"({"name": "c", "pinned": [2, {"index": 2, "body": "world"}], )" + p + "}"),
               "scene.json: /cables/0/pinned/1: control point 2 is already pinned to \"world\" by "
               "/cables/0/pinned/0");
+    // Of two repeats the first is named, with the earliest pin it repeats.
+    EXPECT_EQ(cable_error(R"({"name": "c", "pinned": [1, 2, 3, 2, 1], )" + p + "}"),
+              "scene.json: /cables/0/pinned/3: control point 2 is already pinned to \"world\" by "
+              "/cables/0/pinned/1");
     // The same point on the world and on a body is two pins, not a duplicate.
     EXPECT_EQ(cable_error(R"({"name": "c", "pinned": [2, {"index": 2, "body": "ball"}], )" + p + "}"),
               "valid");

@@ -683,18 +683,20 @@ class SceneParser {
         require_member(node, "name");
         require_member(node, "points");
         const std::size_t n = c.desc.points.size();
+        // (control point, body name) -> the first pin of it: O(P log P) for a cable of many pins.
+        std::map<std::pair<std::uint32_t, std::string>, std::size_t> first_pin;
         for (std::size_t k = 0; k < c.desc.pins.size(); ++k) {
             const Node pin = node.member("pinned").element(k);
             const std::string at = pin.value.is_object() ? child_pointer(pin.pointer, "index") : pin.pointer;
             if (c.desc.pins[k].index >= n)
                 fail(at, "expected a control point index below " + std::to_string(n) + " (the cable has " +
                              std::to_string(n) + " points), got " + std::to_string(c.desc.pins[k].index));
-            for (std::size_t j = 0; j < k; ++j)
-                if (c.desc.pins[j].index == c.desc.pins[k].index &&
-                    extra.pin_bodies[j] == extra.pin_bodies[k])
-                    fail(pin.pointer, "control point " + std::to_string(c.desc.pins[k].index) +
-                                          " is already pinned to " + json_quoted(extra.pin_bodies[k]) +
-                                          " by " + node.member("pinned").element(j).pointer);
+            const auto [earlier, inserted] =
+                first_pin.emplace(std::pair(c.desc.pins[k].index, extra.pin_bodies[k]), k);
+            if (!inserted)
+                fail(pin.pointer, "control point " + std::to_string(c.desc.pins[k].index) +
+                                      " is already pinned to " + json_quoted(extra.pin_bodies[k]) + " by " +
+                                      node.member("pinned").element(earlier->second).pointer);
         }
         scene_.cables.push_back(std::move(c));
         cables_.push_back(std::move(extra));

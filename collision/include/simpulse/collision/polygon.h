@@ -30,8 +30,15 @@ bool segments_meet(const Vec2& p0, const Vec2& p1, const Vec2& q0, const Vec2& q
 // Checks boundaries[0] (outer, counter-clockwise) and boundaries[1..] (holes, clockwise): at least 3 finite
 // points each, no repeated consecutive point, no edge crossing or touching another edge (within the
 // boundary or across boundaries), orientation, non-zero area, every hole inside the outer boundary and
-// outside every other hole. Returns "" when valid, else one line naming the boundary and point.
+// outside every other hole, at most kMaxPolygonPoints points in all. Returns "" when valid, else one line
+// naming the boundary and point.
 std::string validate_polygon(const std::vector<Ring2>& boundaries);
+
+// Points of all boundaries of one polygon. The convex decomposition (polygon_decomposition.cpp) divides at
+// one reflex vertex per cut and ranks every reflex vertex against every hull edge for each cut: cubic in
+// the points for an outline of many notches (a 1,024-point star takes a third of a second, a 4,000-point
+// one 20 s: docs/polygons.md).
+inline constexpr std::size_t kMaxPolygonPoints = 1024;
 
 // Exact moments of the region (outer minus holes): area, centroid and the second moments about the centroid
 // Sxx = integral of x^2, Syy = integral of y^2, Sxy = integral of x y (Green's theorem per edge).
