@@ -40,6 +40,14 @@ constexpr double kRelativeTolerance = 1e-6;
 // edges normalised through their squared norm, i.e. the span to the fourth power: beyond 1e75 it overflows,
 // below 1e-75 it underflows, and the normals vanish. The hull then looked flat ("coplanar ... tolerance
 // 3.5e+74") or, once the diagonal itself overflowed, collinear with an infinite tolerance.
+// Vertices of the triangulated hull (points strictly outside the hull of the others). Where most points are
+// vertices (sampled from a curved surface) the build grows faster than the points: quickhull's visible sets
+// on a cylinder's two circles, the thinnest-extent pass over faces and vertices on a sphere, the merging of
+// a flat disc (40,000 points on two circles took over two minutes and 1.7 GB: docs/BENCHMARKS.md, "Shapes
+// of many points"); and a support function or SAT over thousands of vertices makes every contact
+// test of the body slow.
+constexpr std::size_t kMaxHullVertices = 4096;
+
 constexpr double kMinSpan = 1e-75;
 constexpr double kMaxSpan = 1e75;
 
@@ -209,10 +217,17 @@ class Quickhull {
         }
         std::vector<std::int32_t> work{3, 2, 1, 0};
         std::vector<std::int32_t> next_from(p_.size(), -1);  // horizon: start vertex -> horizon edge index
+        std::size_t vertices = 4;
         while (!work.empty()) {
             const std::int32_t f = work.back();
             work.pop_back();
             if (!tri(f).alive || tri(f).outside.empty()) continue;
+            if (++vertices > kMaxHullVertices)
+                throw ShapeError("convex hull: more than " + std::to_string(kMaxHullVertices) + " of the " +
+                                 std::to_string(p_.size()) +
+                                 " points are vertices of the hull (as points sampled from a curved surface "
+                                 "are), expected at most " +
+                                 std::to_string(kMaxHullVertices) + "; use fewer points");
             add_point(f, next_from, work);
         }
 

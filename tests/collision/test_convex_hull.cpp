@@ -314,14 +314,14 @@ TEST(ConvexHull, HullOfTheHullIsTheSameAndTopologyIsScaleInvariant) {
 }
 
 TEST(ConvexHull, RandomSpherePointsAreAllVerticesOfATriangulatedHull) {
-    // 10,000 random points on the unit sphere are in convex position and no point lies within tol of the
-    // plane of three neighbours unless nearly cocircular with them (expected number of pairs closer than the
-    // 6e-5 that would allow it: 0.05), so every point is a vertex. Nearly cocircular quadruples (four points
-    // within tol of one plane) are merged into quads: the face count stays within a few per cent of the
-    // triangulated 2V - 4.
+    // 4,000 random points on the unit sphere (under the cap of 4,096 hull vertices) are in convex position
+    // and no point lies within tol of the plane of three neighbours unless nearly cocircular with them
+    // (expected number of pairs closer than the 6e-5 that would allow it: 0.008), so every point is a vertex.
+    // Nearly cocircular quadruples (four points within tol of one plane) are merged into quads: the face
+    // count stays within a few per cent of the triangulated 2V - 4.
     std::mt19937_64 rng(42);
     std::normal_distribution<double> gauss;
-    std::vector<Vec3> pts(10000);
+    std::vector<Vec3> pts(4000);
     for (Vec3& p : pts) p = Vec3(gauss(rng), gauss(rng), gauss(rng)).normalized();
     const ShapePtr shape_h = make_convex_hull(pts);
     const auto& h = hull_of(shape_h);
@@ -449,6 +449,31 @@ TEST(ConvexHull, DegenerateInputsAreRejectedWithTheReason) {
     expect_rejected(with_nan, "not finite");
     std::vector<Vec3> with_inf{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, INFINITY}};
     expect_rejected(with_inf, "not finite");
+}
+
+// At most 4,096 hull vertices: 4,096 points on a sphere (all vertices) build, one more is refused with the
+// count, and so is a cylinder of 20,000 points on each of two circles (which took minutes without the cap),
+// while 100,000 points inside a cube, whose hull has few vertices, still build.
+TEST(ConvexHull, HullsOfMoreThan4096VerticesAreRefused) {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> gauss;
+    std::vector<Vec3> sphere(4096);
+    for (Vec3& p : sphere) p = Vec3(gauss(rng), gauss(rng), gauss(rng)).normalized();
+    EXPECT_EQ(hull_of(make_convex_hull(sphere)).vertices.size(), 4096u);
+    sphere.push_back(Vec3(gauss(rng), gauss(rng), gauss(rng)).normalized());
+    expect_rejected(sphere, "more than 4096 of the 4097 points are vertices of the hull");
+    std::vector<Vec3> cylinder;
+    for (int z = 0; z < 2; ++z)
+        for (int i = 0; i < 20000; ++i) {
+            const double a = 2 * std::numbers::pi * i / 20000;
+            cylinder.emplace_back(std::cos(a), std::sin(a), z);
+        }
+    expect_rejected(cylinder, "more than 4096 of the 40000 points");
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<Vec3> cloud(100000);
+    for (Vec3& p : cloud) p = Vec3(u(rng), u(rng), u(rng));
+    const HullReport r = check_hull(hull_of(make_convex_hull(cloud)), cloud);
+    expect_geometry(r, hull_tolerance(cloud));
 }
 
 TEST(ConvexHull, SpansBeyondTheDoubleRangeOfItsNormalsAreRejectedAsSuch) {
