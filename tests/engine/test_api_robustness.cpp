@@ -225,6 +225,48 @@ TEST(ApiRobustness, MaterialsAreBoundedAndARefusedOneChangesNothing) {
 }
 
 // destroy_body drops the springs on the body like remove_spring: the body at the other end wakes.
+// A World moved from answers every call as a new World does (the C++ rule for moved-from objects: valid,
+// state unspecified, here specified as empty), including calls that build it up again and step it; the
+// World moved to holds the bodies.
+TEST(ApiRobustness, AWorldMovedFromIsANewEmptyWorld) {
+    std::vector<BodyId> ids;
+    World original = row_of_balls(ids);
+    ASSERT_TRUE(original.step(0.01));
+    World moved_to = std::move(original);
+    EXPECT_EQ(moved_to.body_count(), 8u);
+    EXPECT_TRUE(moved_to.is_valid(ids[3]));
+    World fresh;
+    World& empty = original;  // NOLINT(bugprone-use-after-move): the behaviour under test
+    EXPECT_EQ(empty.body_count(), fresh.body_count());
+    EXPECT_EQ(empty.cable_count(), fresh.cable_count());
+    EXPECT_FALSE(empty.is_valid(ids[3]));
+    EXPECT_EQ(empty.time(), fresh.time());
+    EXPECT_EQ(empty.step_count(), fresh.step_count());
+    EXPECT_EQ(empty.last_substeps(), fresh.last_substeps());
+    EXPECT_EQ(empty.max_joint_error(), fresh.max_joint_error());
+    EXPECT_EQ(empty.energy().kinetic, fresh.energy().kinetic);
+    EXPECT_EQ(empty.energy().potential, fresh.energy().potential);
+    EXPECT_EQ(empty.linear_momentum(), fresh.linear_momentum());
+    EXPECT_EQ(empty.angular_momentum(Vec3(1, 2, 3)), fresh.angular_momentum(Vec3(1, 2, 3)));
+    EXPECT_EQ(empty.settings().gravity, fresh.settings().gravity);
+    EXPECT_EQ(empty.settings().solver.tolerance, fresh.settings().solver.tolerance);
+    EXPECT_EQ(empty.solver_stats().islands, fresh.solver_stats().islands);
+    EXPECT_EQ(empty.solver_stats().rows, fresh.solver_stats().rows);
+    EXPECT_EQ(empty.collision_stats().pairs, fresh.collision_stats().pairs);
+    EXPECT_TRUE(empty.contact_events().empty());
+    EXPECT_TRUE(empty.contact_manifolds().empty());
+    const Result<BodyState> state = empty.state(ids[3]);
+    ASSERT_FALSE(state);
+    EXPECT_EQ(state.error().code, ErrorCode::invalid_id) << state.error().message;
+    EXPECT_TRUE(empty.cast_ray_all(Vec3(-1, 0, 0), Vec3(1, 0, 0), 100).value().empty());
+    // Built up again: a ball falls freely under the default gravity.
+    const BodyId ball = empty.create_body(ball_at(Vec3(0, 0, 10))).value();
+    ASSERT_TRUE(empty.step(0.01));
+    const double vz = empty.state(ball).value().velocity.z();
+    EXPECT_NEAR(vz, -9.81 * 0.01, 1e-12) << "vz " << vz;
+    EXPECT_EQ(moved_to.body_count(), 8u);
+}
+
 TEST(ApiRobustness, DestroyingABodyWakesWhatItsSpringsHeld) {
     World w;
     ASSERT_TRUE(w.create_body({.shape = create_plane(Vec3(0, 0, 1), 0).value(), .is_static = true}));

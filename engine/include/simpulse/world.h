@@ -55,7 +55,8 @@ class World {
     // A world with the given settings, or the first invalid setting ("solver.tolerance: expected ...").
     static Result<World> create(const WorldSettings& settings);
     ~World();
-    // A World moved from may only be destroyed or assigned to.
+    // A World moved from is an empty World with the default settings (as after World()); it allocates its
+    // state again on the first call that needs it.
     World(World&&) noexcept;
     World& operator=(World&&) noexcept;
 
@@ -180,7 +181,8 @@ class World {
 
   private:
     friend const DynamicsWorld& detail::dynamics_of(const World& world);
-    std::unique_ptr<DynamicsWorld> world_;
+    // Null in a World moved from; const queries create it too (they are guarded like the other calls).
+    mutable std::unique_ptr<DynamicsWorld> world_;
     std::shared_ptr<const ContactListener> listener_;  // shared: a listener may replace itself while it runs
     std::optional<BodyId> non_finite_body_;
     std::optional<CablePoint> non_finite_cable_point_;
