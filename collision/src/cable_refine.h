@@ -33,7 +33,12 @@ inline Chords make_chords(const CableSegment& s, double begin, double end, doubl
     const double width = end - begin, bound = cable_second_derivative_bound(s, begin, end);
     const double wanted = tolerance > 0 ? std::ceil(width * std::sqrt(bound / (8 * tolerance))) : kMaxChords;
     const double floor = std::ceil(width * kMinChordsPerUnit);
-    c.count = static_cast<int>(std::clamp(std::max(wanted, floor), 1.0, static_cast<double>(kMaxChords)));
+    // Control points so far apart that their differences overflow make the bound NaN (inf - inf): as many
+    // chords as allowed, and a NaN deviation, which no chord test passes (such a segment touches nothing).
+    const double wanted_chords = std::max(wanted, floor);
+    c.count = std::isnan(wanted_chords)
+                  ? kMaxChords
+                  : static_cast<int>(std::clamp(wanted_chords, 1.0, static_cast<double>(kMaxChords)));
     c.step = width / c.count;
     c.deviation = c.step * c.step / 8 * bound;
     return c;

@@ -223,6 +223,25 @@ TEST(CableCable, CrossingAndParallelCables) {
     EXPECT_EQ(collide_cable_cable(a, b, CableCollideSettings{}, out), 0);
 }
 
+// Finite control points whose differences overflow (a fuzzed World put a cable's points near the ends of the
+// double range): the curvature bound of the chord subdivision is then NaN (inf - inf), whose conversion to a
+// chord count was undefined behaviour (the sanitizer build stops on it). Such a segment gets the most chords,
+// touches nothing, and gives no NaN contact, against a cable or a shape.
+TEST(CableCable, SegmentsWhoseDifferencesOverflowGiveNoContactAndNoUndefinedBehaviour) {
+    CableSegment huge, b;
+    huge.radius = 0.1, b.radius = 0.1;
+    huge.control = {Vec3(-1e308, 0, 0), Vec3(1e308, 0, 0), Vec3(-1e308, 0, 0), Vec3(1e308, 0, 0)};
+    b.control = {Vec3(0, -1.5, 0.15), Vec3(0, -0.5, 0.15), Vec3(0, 0.5, 0.15), Vec3(0, 1.5, 0.15)};
+    ASSERT_TRUE(std::isnan(cable_second_derivative_bound(huge, 0, 1)))
+        << "the case under test: " << cable_second_derivative_bound(huge, 0, 1);
+    CableCableContacts out;
+    EXPECT_EQ(collide_cable_cable(huge, b, CableCollideSettings{}, out), 0);
+    EXPECT_EQ(collide_cable_cable(b, huge, CableCollideSettings{}, out), 0);
+    const ShapePtr box = make_box(Vec3(0.5, 0.5, 0.5));
+    CableContacts shape_out;
+    EXPECT_EQ(collide_cable_shape(huge, *box, Pose{}, CableCollideSettings{}, shape_out), 0);
+}
+
 TEST(CableCable, RandomPairsAgainstDenseSampling) {
     std::mt19937 rng(14);
     std::uniform_real_distribution<double> x(-1, 1);
