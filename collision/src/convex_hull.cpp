@@ -40,6 +40,9 @@ constexpr double kRelativeTolerance = 1e-6;
 // edges normalised through their squared norm, i.e. the span to the fourth power: beyond 1e75 it overflows,
 // below 1e-75 it underflows, and the normals vanish. The hull then looked flat ("coplanar ... tolerance
 // 3.5e+74") or, once the diagonal itself overflowed, collinear with an infinite tolerance.
+constexpr double kMinSpan = 1e-75;
+constexpr double kMaxSpan = 1e75;
+
 // Vertices of the triangulated hull (points strictly outside the hull of the others). Where most points are
 // vertices (sampled from a curved surface) the build grows faster than the points: quickhull's visible sets
 // on a cylinder's two circles, the thinnest-extent pass over faces and vertices on a sphere, the merging of
@@ -47,9 +50,6 @@ constexpr double kRelativeTolerance = 1e-6;
 // of many points"); and a support function or SAT over thousands of vertices makes every contact
 // test of the body slow.
 constexpr std::size_t kMaxHullVertices = 4096;
-
-constexpr double kMinSpan = 1e-75;
-constexpr double kMaxSpan = 1e75;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact orientation (Shewchuk 1997). Expansions are sums of non-overlapping doubles in increasing magnitude.

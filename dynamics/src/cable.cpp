@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <numbers>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,9 +34,10 @@ void check_pins_distinct(const std::vector<CablePin>& pins) {
     for (std::size_t k = 0; k < pins.size(); ++k) {
         const auto [at, inserted] =
             first_pin.emplace(std::tuple(pins[k].index, pins[k].body.index, pins[k].body.generation), k);
-        require(inserted, field("pins", k) + ": control point " + std::to_string(pins[k].index) +
-                              " is already pinned to the same body by pins[" + std::to_string(at->second) +
-                              "]");
+        if (!inserted)
+            throw std::invalid_argument(
+                field("pins", k) + ": control point " + std::to_string(pins[k].index) +
+                " is already pinned to the same body by pins[" + std::to_string(at->second) + "]");
     }
 }
 
